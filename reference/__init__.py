@@ -1,0 +1,103 @@
+"""The ppconf reference interpreter for PromptPack workflows (RFC 0005, RFC 0009).
+
+Load -> validate -> run::
+
+    import reference
+
+    pack = reference.load_pack("pack.yaml")
+    for diagnostic in reference.validate(pack):
+        print(diagnostic)
+    session = reference.start_session(pack)
+    session.send("PlanReady")
+    print(session.state())
+
+This package is pure domain code: it knows nothing of conformance cases or runtimes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference._errors import (
+    InterpreterError,
+    Location,
+    PackInvalidError,
+    PackLoadError,
+    Rejection,
+    SnapshotError,
+)
+from reference._loading import DEFAULT_LIMITS, Document, Limits, parse_document, read_document
+from reference._session import (
+    Clock,
+    ManualClock,
+    Session,
+    Source,
+    Status,
+    Transition,
+    restore_session,
+    start_session,
+)
+from reference._validation import Diagnostic, is_valid, validate
+from reference._workflow import Budget, StateSpec, Workflow, compile_workflow
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "Budget",
+    "Clock",
+    "Diagnostic",
+    "Document",
+    "InterpreterError",
+    "Limits",
+    "Location",
+    "ManualClock",
+    "PackInvalidError",
+    "PackLoadError",
+    "Rejection",
+    "Session",
+    "SnapshotError",
+    "Source",
+    "StateSpec",
+    "Status",
+    "Transition",
+    "Workflow",
+    "compile_workflow",
+    "is_valid",
+    "load_pack",
+    "load_pack_string",
+    "parse_document",
+    "read_document",
+    "restore_session",
+    "start_session",
+    "validate",
+]
+
+
+def load_pack(path: str, *, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """Read a pack file (JSON for ``.json``, else YAML) and return it as a ``dict``.
+
+    Raises:
+        PackLoadError: the file cannot be read, parsed, or is not a mapping at its root.
+    """
+    return _pack_root(read_document(path, limits=limits))
+
+
+def load_pack_string(
+    text: str | bytes, *, format: Any = None, limits: Limits = DEFAULT_LIMITS
+) -> dict[str, Any]:
+    """Parse a pack from JSON or YAML text (``format`` ``"json"``/``"yaml"``, or guessed).
+
+    Raises:
+        PackLoadError: the text cannot be parsed, or is not a mapping at its root.
+    """
+    return _pack_root(parse_document(text, format=format, limits=limits))
+
+
+def _pack_root(document: Document) -> dict[str, Any]:
+    if not isinstance(document.data, dict):
+        kind = "nothing" if document.data is None else f"a {type(document.data).__name__}"
+        raise PackLoadError(
+            f"a pack is a mapping of fields, but the document holds {kind}",
+            Location(document.source, pointer=""),
+            "start the pack with 'id:', 'name:', 'version:' ...",
+        )
+    return document.data

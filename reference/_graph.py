@@ -1,0 +1,112 @@
+"""Linear-time graph algorithms over states numbered ``0..n-1`` with successor lists."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+
+def strongly_connected_components(successors: Sequence[Sequence[int]]) -> list[list[int]]:
+    """Return the strongly connected components (Tarjan's algorithm, iterative).
+
+    Arguments:
+        successors: ``successors[v]`` lists the targets of the edges leaving ``v``.
+    """
+    count = len(successors)
+    index = [-1] * count
+    low = [0] * count
+    on_stack = [False] * count
+    stack: list[int] = []
+    components: list[list[int]] = []
+    counter = 0
+    for root in range(count):
+        if index[root] != -1:
+            continue
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = True
+        work = [(root, 0)]
+        while work:
+            node, position = work[-1]
+            edges = successors[node]
+            if position < len(edges):
+                work[-1] = (node, position + 1)
+                target = edges[position]
+                if index[target] == -1:
+                    index[target] = low[target] = counter
+                    counter += 1
+                    stack.append(target)
+                    on_stack[target] = True
+                    work.append((target, 0))
+                elif on_stack[target] and index[target] < low[node]:
+                    low[node] = index[target]
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack[member] = False
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(component)
+    return components
+
+
+def is_cyclic(component: Sequence[int], successors: Sequence[Sequence[int]]) -> bool:
+    """Whether a strongly connected component contains a cycle (a self-loop counts)."""
+    if len(component) > 1:
+        return True
+    node = component[0]
+    return node in successors[node]
+
+
+def reachable(starts: Iterable[int], successors: Sequence[Sequence[int]]) -> list[bool]:
+    """Return, for every node, whether it can be reached from one of ``starts``."""
+    seen = [False] * len(successors)
+    frontier = []
+    for start in starts:
+        if not seen[start]:
+            seen[start] = True
+            frontier.append(start)
+    while frontier:
+        node = frontier.pop()
+        for target in successors[node]:
+            if not seen[target]:
+                seen[target] = True
+                frontier.append(target)
+    return seen
+
+
+def reverse(successors: Sequence[Sequence[int]]) -> list[list[int]]:
+    """Return the predecessor lists of a graph."""
+    predecessors: list[list[int]] = [[] for _ in successors]
+    for node, targets in enumerate(successors):
+        for target in targets:
+            predecessors[target].append(node)
+    return predecessors
+
+
+def functional_cycles(next_node: Sequence[int | None]) -> list[list[int]]:
+    """Return the cycles of a graph where each node has at most one successor.
+
+    Each cycle is listed once, in edge order, starting from its first member seen.
+    """
+    state = [0] * len(next_node)  # 0 unvisited, 1 on the current walk, 2 finished
+    cycles: list[list[int]] = []
+    for start in range(len(next_node)):
+        walk: list[int] = []
+        node: int | None = start
+        while node is not None and state[node] == 0:
+            state[node] = 1
+            walk.append(node)
+            node = next_node[node]
+        if node is not None and state[node] == 1:
+            cycles.append(walk[walk.index(node) :])
+        for member in walk:
+            state[member] = 2
+    return cycles

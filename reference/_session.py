@@ -1,0 +1,333 @@
+"""Running a workflow: one session, one active state, the rules X1-X16 of SEMANTICS.md."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from reference._errors import Rejection, SnapshotError
+from reference._workflow import StateSpec, Workflow, compile_workflow
+
+Clock = Callable[[], float]
+"""Returns seconds on a monotonic scale; sessions measure elapsed time with it."""
+
+Source = Literal["host", "agent"]
+Status = Literal["active", "completed", "budget_exhausted"]
+
+ACTIVE: Status = "active"
+COMPLETED: Status = "completed"
+BUDGET_EXHAUSTED: Status = "budget_exhausted"
+_STATUSES = (ACTIVE, COMPLETED, BUDGET_EXHAUSTED)
+SNAPSHOT_FORMAT = "ppconf-session/1"
+
+
+class ManualClock:
+    """A clock that only moves when told to, for deterministic budgets and tests."""
+
+    def __init__(self, start: float = 0.0) -> None:
+        self._now = start
+
+    def __call__(self) -> float:
+        return self._now
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock forward by ``seconds`` (>= 0)."""
+        if seconds < 0:
+            raise ValueError(f"a clock cannot go back ({seconds} s)")
+        self._now += seconds
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """What an accepted event did (X6).
+
+    Attributes:
+        from_state: the state the event was sent in.
+        to_state: the state actually entered.
+        event: the event name.
+        redirected: whether a loop guard sent the session elsewhere (X5).
+        original_target: the event's own target when redirected.
+    """
+
+    from_state: str
+    to_state: str
+    event: str
+    redirected: bool = False
+    original_target: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the transition as SEMANTICS reports it: ``{from, to, event}`` and redirect data."""
+        data: dict[str, Any] = {"from": self.from_state, "to": self.to_state, "event": self.event}
+        if self.redirected:
+            data["redirected"] = True
+            data["original_target"] = self.original_target
+        return data
+
+
+def start_session(workflow: Workflow | Mapping[str, Any], *, clock: Clock | None = None) -> Session:
+    """Start a session at the workflow's entry state (X1).
+
+    Arguments:
+        workflow: a compiled :class:`Workflow`, or a pack to validate and compile.
+        clock: the session clock (default: :func:`time.monotonic`); pass a
+            :class:`ManualClock` to control ``max_wall_time_sec`` exactly.
+
+    Raises:
+        Rejection: ``workflow-version-unsupported`` (X16).
+        PackInvalidError: the pack has validation errors or no workflow.
+    """
+    if not isinstance(workflow, Workflow):
+        workflow = compile_workflow(workflow)
+    return Session(workflow, clock or time.monotonic)
+
+
+def restore_session(
+    workflow: Workflow | Mapping[str, Any],
+    snapshot: Mapping[str, Any],
+    *,
+    clock: Clock | None = None,
+) -> Session:
+    """Continue a session from :meth:`Session.snapshot` data (X15).
+
+    Elapsed time carries over: the restored session's clock starts where the snapshot's was.
+
+    Raises:
+        SnapshotError: the snapshot is malformed or was taken from another workflow.
+    """
+    if not isinstance(workflow, Workflow):
+        workflow = compile_workflow(workflow)
+    session = Session(workflow, clock or time.monotonic)
+    session._load(snapshot)
+    return session
+
+
+class Session:
+    """One run of a workflow. Create it with :func:`start_session` or :func:`restore_session`."""
+
+    def __init__(self, workflow: Workflow, clock: Clock) -> None:
+        self.workflow = workflow
+        self._states = workflow.states
+        self._budget = workflow.budget
+        self._has_budget = workflow.budget.is_set
+        self._clock = clock
+        self._origin = clock()
+        entry = workflow.states[workflow.entry]
+        self._current: StateSpec = entry
+        self._status: Status = COMPLETED if entry.terminal else ACTIVE
+        self._visits: dict[str, int] = {entry.name: 1}
+        self._total_visits = 1
+        self._history: list[tuple[str, str, str]] = []
+        self._artifacts: dict[str, str] = {}
+        self._artifact_history: list[tuple[str, str, str, dict[str, str]]] = []
+        self._tool_calls = 0
+
+    # -- inputs --------------------------------------------------------------------------------
+
+    def send(self, event: str, source: Source = "host") -> Transition:
+        """Process one event (X4) and return the transition it made.
+
+        Arguments:
+            event: the event name.
+            source: ``"host"`` (the application or an external orchestrator) or ``"agent"``
+                (the model's transition tool).
+
+        Raises:
+            Rejection: ``terminal-state``, ``budget-exhausted`` (with the limit name),
+                ``event-source-not-allowed``, ``unknown-event`` or ``max-visits-exceeded``.
+                Current state, counts, history and artifacts stay as they were.
+        """
+        if source != "host" and source != "agent":
+            raise ValueError(f"source must be 'host' or 'agent', not {source!r}")
+        current = self._current
+        if self._status != ACTIVE:
+            if self._status == COMPLETED:
+                raise Rejection(
+                    "terminal-state",
+                    f"state {current.name!r} is terminal; the workflow has completed",
+                )
+            raise Rejection("budget-exhausted", "the workflow's budget is exhausted")
+        if self._has_budget:
+            limit = self._exhausted_limit()
+            if limit is not None:
+                self._status = BUDGET_EXHAUSTED
+                raise Rejection("budget-exhausted", f"{limit} is reached", limit)
+        if source == "agent" and current.orchestration == "external":
+            raise Rejection(
+                "event-source-not-allowed",
+                f"state {current.name!r} is externally orchestrated; only the host sends events",
+            )
+        target = current.on_event.get(event)
+        if target is None:
+            raise Rejection(
+                "unknown-event", f"state {current.name!r} has no transition for {event!r}"
+            )
+        entered = self._guarded_target(target)
+        self._history.append((current.name, entered.name, event))
+        self._visits[entered.name] = self._visits.get(entered.name, 0) + 1
+        self._total_visits += 1
+        self._current = entered
+        if entered.terminal:
+            self._status = COMPLETED
+        if self.workflow.declares_artifacts:
+            self._artifact_history.append(
+                (current.name, entered.name, event, dict(self._artifacts))
+            )
+        if entered.name != target:
+            return Transition(current.name, entered.name, event, True, target)
+        return Transition(current.name, entered.name, event)
+
+    def set_artifact(self, name: str, value: str) -> None:
+        """Write an artifact (X9-X11): ``replace`` overwrites, ``append`` concatenates.
+
+        The mode is the current state's declaration of ``name``, else the first declaring
+        state's in document order.
+
+        Raises:
+            Rejection: ``artifact-undeclared`` when no state declares ``name``.
+        """
+        if not isinstance(value, str):
+            raise TypeError(f"artifact values are strings, not {type(value).__name__}")
+        mode = self._current.artifacts.get(name) or self.workflow.artifact_modes.get(name)
+        if mode is None:
+            raise Rejection("artifact-undeclared", f"no state declares artifact {name!r}")
+        if mode == "append":
+            self._artifacts[name] = self._artifacts.get(name, "") + value
+        else:
+            self._artifacts[name] = value
+
+    def record_tool_calls(self, count: int) -> None:
+        """Add ``count`` host-reported tool calls to the session total (for ``max_tool_calls``)."""
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"a tool call count is an integer >= 0, not {count!r}")
+        self._tool_calls += count
+
+    # -- observations --------------------------------------------------------------------------
+
+    @property
+    def current_state(self) -> str:
+        """The name of the active state."""
+        return self._current.name
+
+    @property
+    def status(self) -> Status:
+        """``active``, ``completed`` or ``budget_exhausted`` (X3)."""
+        return self._status
+
+    def elapsed(self) -> float:
+        """Seconds since the session started, on its clock."""
+        return self._clock() - self._origin
+
+    def available_events(self) -> list[str]:
+        """The events the current state accepts, sorted (none once the session is not active)."""
+        if self._status != ACTIVE:
+            return []
+        return sorted(self._current.on_event)
+
+    def state(self) -> dict[str, Any]:
+        """Return the observable session data of SEMANTICS section 3 as plain JSON-able data."""
+        return {
+            "current_state": self._current.name,
+            "status": self._status,
+            "terminal": self._current.terminal,
+            "available_events": self.available_events(),
+            "prompt_task": self._current.prompt_task,
+            "visit_counts": dict(sorted(self._visits.items())),
+            "history": [{"from": f, "to": t, "event": e} for f, t, e in self._history],
+            "artifacts": dict(sorted(self._artifacts.items())),
+            "artifact_history": [
+                {"from_state": f, "to_state": t, "event": e, "values": dict(sorted(v.items()))}
+                for f, t, e, v in self._artifact_history
+            ],
+            "tool_calls": self._tool_calls,
+            "elapsed_sec": self.elapsed(),
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        """Return everything needed to continue this session later, as JSON-able data (X15)."""
+        return {
+            "format": SNAPSHOT_FORMAT,
+            "workflow_digest": self.workflow.digest,
+            "current_state": self._current.name,
+            "status": self._status,
+            "visit_counts": dict(self._visits),
+            "history": [list(entry) for entry in self._history],
+            "artifacts": dict(self._artifacts),
+            "artifact_history": [[f, t, e, dict(v)] for f, t, e, v in self._artifact_history],
+            "tool_calls": self._tool_calls,
+            "elapsed_sec": self.elapsed(),
+        }
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _exhausted_limit(self) -> str | None:
+        """X8: the first budget reached, in the order visits, tool calls, wall time."""
+        budget = self._budget
+        if budget.max_total_visits is not None and self._total_visits >= budget.max_total_visits:
+            return "max_total_visits"
+        if budget.max_tool_calls is not None and self._tool_calls >= budget.max_tool_calls:
+            return "max_tool_calls"
+        if budget.max_wall_time_sec is not None and self.elapsed() >= budget.max_wall_time_sec:
+            return "max_wall_time_sec"
+        return None
+
+    def _guarded_target(self, target: str) -> StateSpec:
+        """X5: follow ``on_max_visits`` while the state to enter is at its limit.
+
+        A state at its limit without ``on_max_visits``, or a chain that comes back to a state
+        it already left, ends the workflow: ``budget_exhausted`` and ``max-visits-exceeded``.
+        """
+        state = self._states[target]
+        tried: list[str] = []
+        while state.max_visits is not None and self._visits.get(state.name, 0) >= state.max_visits:
+            tried.append(state.name)
+            redirect = state.on_max_visits
+            if redirect is None or redirect in tried:
+                self._status = BUDGET_EXHAUSTED
+                chain = " -> ".join(tried)
+                raise Rejection(
+                    "max-visits-exceeded",
+                    f"max_visits reached ({chain}) with nowhere left to go; the workflow ends",
+                )
+            state = self._states[redirect]
+        return state
+
+    def _load(self, snapshot: Mapping[str, Any]) -> None:
+        try:
+            self._load_checked(snapshot)
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise SnapshotError(f"malformed snapshot: {error!r}") from None
+
+    def _load_checked(self, snapshot: Mapping[str, Any]) -> None:
+        states = self._states
+        if snapshot.get("format") != SNAPSHOT_FORMAT:
+            raise SnapshotError(f"not a {SNAPSHOT_FORMAT} snapshot")
+        if snapshot.get("workflow_digest") != self.workflow.digest:
+            raise SnapshotError("the snapshot was taken from a different workflow")
+        status = snapshot["status"]
+        if status not in _STATUSES:
+            raise SnapshotError(f"unknown status {status!r}")
+        visits = {str(k): int(v) for k, v in snapshot["visit_counts"].items()}
+        history = [(str(f), str(t), str(e)) for f, t, e in snapshot["history"]]
+        named = [snapshot["current_state"], *visits, *(n for f, t, _ in history for n in (f, t))]
+        unknown = sorted({n for n in named if n not in states})
+        if unknown:
+            raise SnapshotError(f"the snapshot names unknown states: {', '.join(unknown)}")
+        artifacts = {str(k): v for k, v in snapshot["artifacts"].items()}
+        if not all(isinstance(v, str) for v in artifacts.values()):
+            raise SnapshotError("artifact values must be strings")
+        tool_calls = snapshot["tool_calls"]
+        if not isinstance(tool_calls, int) or tool_calls < 0:
+            raise SnapshotError("tool_calls must be an integer >= 0")
+        self._current = states[snapshot["current_state"]]
+        self._status = status
+        self._visits = visits
+        self._total_visits = sum(visits.values())
+        self._history = history
+        self._artifacts = artifacts
+        self._artifact_history = [
+            (str(f), str(t), str(e), dict(v)) for f, t, e, v in snapshot["artifact_history"]
+        ]
+        self._tool_calls = tool_calls
+        self._origin = self._clock() - float(snapshot["elapsed_sec"])

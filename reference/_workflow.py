@@ -1,0 +1,153 @@
+"""The workflow of a valid pack, compiled once into the plain form sessions run on."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any
+
+from reference._errors import PackInvalidError, Rejection
+from reference._validation import SUPPORTED_WORKFLOW_VERSIONS, validate
+
+
+@dataclass(frozen=True, slots=True)
+class StateSpec:
+    """One state as the session sees it.
+
+    Attributes:
+        name: the key in ``workflow.states``.
+        prompt_task: the prompt run in this state (``None`` in composition mode).
+        on_event: event name -> target state.
+        terminal: X2: ``terminal: true`` or no ``on_event`` entries.
+        max_visits: the loop guard, if any.
+        on_max_visits: where a guarded entry is redirected, if anywhere.
+        orchestration: ``internal`` (the default), ``external``, ``hybrid`` or ``composition``.
+        composition: the composition run in composition mode.
+        artifacts: artifact name -> mode, as this state declares them.
+    """
+
+    name: str
+    prompt_task: str | None
+    on_event: Mapping[str, str]
+    terminal: bool
+    max_visits: int | None
+    on_max_visits: str | None
+    orchestration: str
+    composition: str | None
+    artifacts: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """``workflow.engine.budget``; ``None`` means no limit on that resource."""
+
+    max_total_visits: int | None = None
+    max_tool_calls: int | None = None
+    max_wall_time_sec: int | None = None
+
+    @property
+    def is_set(self) -> bool:
+        """Whether any limit is set."""
+        return (
+            self.max_total_visits is not None
+            or self.max_tool_calls is not None
+            or self.max_wall_time_sec is not None
+        )
+
+
+@dataclass(frozen=True)
+class Workflow:
+    """A validated workflow, ready to start sessions from.
+
+    Build it with :func:`compile_workflow`; it is immutable and can be shared by any number
+    of sessions.
+    """
+
+    version: int
+    entry: str
+    states: Mapping[str, StateSpec]
+    budget: Budget
+    artifact_modes: Mapping[str, str]
+    """Artifact name -> mode of its first declaration in document order (X11's fallback)."""
+    source: Mapping[str, Any] = field(repr=False)
+
+    @property
+    def declares_artifacts(self) -> bool:
+        """Whether any state declares an artifact (then transitions record artifact history)."""
+        return bool(self.artifact_modes)
+
+    @cached_property
+    def digest(self) -> str:
+        """A fingerprint of the workflow definition, so snapshots are restored into the same one."""
+        canonical = json.dumps(self.source, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def compile_workflow(pack: Mapping[str, Any]) -> Workflow:
+    """Validate a pack and compile its workflow.
+
+    Raises:
+        Rejection: ``workflow-version-unsupported`` for a workflow version other than 1 or 2
+            (X16: the runtime refuses to start).
+        PackInvalidError: for any other validation error, or a pack without a workflow.
+    """
+    workflow = pack.get("workflow") if isinstance(pack, Mapping) else None
+    if isinstance(workflow, Mapping):
+        version = workflow.get("version")
+        if isinstance(version, int) and version not in SUPPORTED_WORKFLOW_VERSIONS:
+            raise Rejection(
+                "workflow-version-unsupported",
+                f"workflow version {version} is not supported (supported: 1, 2)",
+            )
+    errors = [d for d in validate(pack) if d.severity == "error"]
+    if errors:
+        raise PackInvalidError(errors)
+    if not isinstance(workflow, Mapping):
+        raise PackInvalidError([])
+    return _compile(workflow)
+
+
+def _compile(workflow: Mapping[str, Any]) -> Workflow:
+    states: dict[str, StateSpec] = {}
+    artifact_modes: dict[str, str] = {}
+    for name, raw in workflow["states"].items():
+        on_event = dict(raw.get("on_event") or {})
+        artifacts = {
+            artifact: definition.get("mode", "replace")
+            for artifact, definition in (raw.get("artifacts") or {}).items()
+        }
+        for artifact, mode in artifacts.items():
+            artifact_modes.setdefault(artifact, mode)
+        max_visits = raw.get("max_visits")
+        states[name] = StateSpec(
+            name=name,
+            prompt_task=raw.get("prompt_task"),
+            on_event=MappingProxyType(on_event),
+            terminal=raw.get("terminal") is True or not on_event,
+            max_visits=int(max_visits) if max_visits is not None else None,
+            on_max_visits=raw.get("on_max_visits"),
+            orchestration=raw.get("orchestration", "internal"),
+            composition=raw.get("composition"),
+            artifacts=MappingProxyType(artifacts),
+        )
+    budget = (workflow.get("engine") or {}).get("budget") or {}
+    return Workflow(
+        version=int(workflow["version"]),
+        entry=workflow["entry"],
+        states=MappingProxyType(states),
+        budget=Budget(
+            max_total_visits=_optional_int(budget.get("max_total_visits")),
+            max_tool_calls=_optional_int(budget.get("max_tool_calls")),
+            max_wall_time_sec=_optional_int(budget.get("max_wall_time_sec")),
+        ),
+        artifact_modes=MappingProxyType(artifact_modes),
+        source=workflow,
+    )
+
+
+def _optional_int(value: Any) -> int | None:
+    return int(value) if value is not None else None
