@@ -27,6 +27,7 @@ from reference._errors import (
     SnapshotError,
 )
 from reference._loading import DEFAULT_LIMITS, Document, Limits, parse_document, read_document
+from reference._pointer import describe_json_type
 from reference._session import (
     Clock,
     ManualClock,
@@ -66,6 +67,7 @@ __all__ = [
     "load_pack_string",
     "parse_document",
     "read_document",
+    "read_pack",
     "restore_session",
     "start_session",
     "validate",
@@ -78,7 +80,18 @@ def load_pack(path: str, *, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
     Raises:
         PackLoadError: the file cannot be read, parsed, or is not a mapping at its root.
     """
-    return _pack_root(read_document(path, limits=limits))
+    return read_pack(path, limits=limits).data  # type: ignore[no-any-return]
+
+
+def read_pack(path: str, *, limits: Limits = DEFAULT_LIMITS) -> Document:
+    """Read a pack file into a :class:`Document`, which can also say where a pointer is.
+
+    Raises:
+        PackLoadError: the file cannot be read, parsed, or is not a mapping at its root.
+    """
+    document = read_document(path, limits=limits)
+    _pack_root(document)
+    return document
 
 
 def load_pack_string(
@@ -94,9 +107,9 @@ def load_pack_string(
 
 def _pack_root(document: Document) -> dict[str, Any]:
     if not isinstance(document.data, dict):
-        kind = "nothing" if document.data is None else f"a {type(document.data).__name__}"
         raise PackLoadError(
-            f"a pack is a mapping of fields, but the document holds {kind}",
+            "a pack is a mapping of fields, but the document holds "
+            + describe_json_type(document.data),
             Location(document.source, pointer=""),
             "start the pack with 'id:', 'name:', 'version:' ...",
         )

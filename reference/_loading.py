@@ -229,6 +229,7 @@ def _duplicate_key_offset(text: str, key: str) -> int:
 
 
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.DOTALL)
+_COLON = re.compile(r"\s*:")
 
 
 def _second_key_offset(text: str, start: int, key: str) -> int:
@@ -243,11 +244,12 @@ def _second_key_offset(text: str, start: int, key: str) -> int:
             depth -= 1
             if depth == 0:
                 break
-        elif depth == 1 and text[match.end() :].lstrip().startswith(":"):
-            if json.loads(token) == key:
-                seen += 1
-                if seen == 2:
-                    return match.start()
+        elif (
+            depth == 1 and text[match.end() :].lstrip().startswith(":") and json.loads(token) == key
+        ):
+            seen += 1
+            if seen == 2:
+                return match.start()
     return start
 
 
@@ -308,17 +310,18 @@ class _SafeLoader(yaml.SafeLoader):
     max_depth = DEFAULT_LIMITS.max_depth
     _depth = 0
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         self._depth += 1
         try:
             if self._depth > self.max_depth:
-                mark = self.peek_event().start_mark
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                 raise PackLoadError(
                     f"the document nests deeper than {self.max_depth} levels",
                     Location(self.name, mark.line + 1, mark.column + 1),
                     "flatten the structure; no pack needs that depth",
                 )
-            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+            node: yaml.Node | None = super().compose_node(parent, index)
+            return node
         finally:
             self._depth -= 1
 

@@ -3,6 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
+
+_JSON_TYPES = {
+    dict: "an object",
+    list: "a list",
+    str: "a string",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+}
 
 
 def escape_token(token: str | int) -> str:
@@ -25,3 +35,10 @@ def unescape_pointer(value: str) -> list[str]:
     if not value:
         return []
     return [t.replace("~1", "/").replace("~0", "~") for t in value[1:].split("/")]
+
+
+def describe_json_type(value: Any) -> str:
+    """Name a loaded value's JSON type for messages: ``"a string"``, ``"null"`` ..."""
+    if value is None:
+        return "null"
+    return _JSON_TYPES.get(type(value), f"a {type(value).__name__}")

@@ -58,7 +58,7 @@ class Transition:
     original_target: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the transition as SEMANTICS reports it: ``{from, to, event}`` and redirect data."""
+        """Return the transition as ``{from, to, event}``, plus the redirect data if any."""
         data: dict[str, Any] = {"from": self.from_state, "to": self.to_state, "event": self.event}
         if self.redirected:
             data["redirected"] = True
@@ -138,7 +138,7 @@ class Session:
                 ``event-source-not-allowed``, ``unknown-event`` or ``max-visits-exceeded``.
                 Current state, counts, history and artifacts stay as they were.
         """
-        if source != "host" and source != "agent":
+        if source not in ("host", "agent"):
             raise ValueError(f"source must be 'host' or 'agent', not {source!r}")
         current = self._current
         if self._status != ACTIVE:

@@ -12,12 +12,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 import jsonschema_rs
 
 from reference import _graph
-from reference._pointer import pointer, pointer_from_path
+from reference._pointer import describe_json_type, pointer, pointer_from_path
 from reference._resources import schema_path
 
 Severity = Literal["error", "warning"]
@@ -75,7 +75,7 @@ def validate(pack: Any) -> list[Diagnostic]:
         pack: the document as loaded from JSON or YAML (normally a ``dict``).
     """
     if not isinstance(pack, dict):
-        kind = type(pack).__name__ if pack is not None else "null"
+        kind = describe_json_type(pack)
         return [Diagnostic("schema", "error", "", f"a pack must be an object, not {kind}")]
     found = _schema_diagnostics(pack)
     workflow = pack.get("workflow")
@@ -126,7 +126,9 @@ def _code_for_schema_error(
         return "composition-not-allowed"
     if in_state and instance_path[-1:] == ["orchestration"] and schema_path[-1:] == ["enum"]:
         return "orchestration-invalid"
-    if instance_path == ["workflow", "version"] and isinstance(kind, jsonschema_rs.ValidationErrorKind.Minimum):
+    if instance_path == ["workflow", "version"] and isinstance(
+        kind, jsonschema_rs.ValidationErrorKind.Minimum
+    ):
         return None  # an integer other than 1 or 2: reported as workflow-version-unsupported
     return "schema"
 
@@ -134,7 +136,7 @@ def _code_for_schema_error(
 # -- the workflow rules -----------------------------------------------------------------------
 
 
-def _is_integer(value: Any) -> bool:
+def _is_integer(value: Any) -> TypeGuard[int | float]:
     return (isinstance(value, int) and not isinstance(value, bool)) or (
         isinstance(value, float) and value.is_integer()
     )
@@ -204,21 +206,23 @@ class _WorkflowRules:
     def check_references(self) -> None:
         entry = self.workflow.get("entry")
         if self.states_ok and isinstance(entry, str) and entry not in self.workflow["states"]:
-            self.report("entry-unknown", "error", "/workflow/entry", f"entry {entry!r} is not a state")
+            self.report(
+                "entry-unknown", "error", "/workflow/entry", f"entry {entry!r} is not a state"
+            )
         prompts = self.pack.get("prompts")
         compositions = self.pack.get("compositions")
         for name, state in self.states.items():
             base = ("workflow", "states", name)
             composition_mode = state.get("orchestration") == "composition"
             task = self.string(state, "prompt_task")
-            if not composition_mode and task is not None and isinstance(prompts, dict):
-                if task not in prompts:
-                    self.report(
-                        "prompt-task-unknown",
-                        "error",
-                        pointer(*base, "prompt_task"),
-                        f"prompt_task {task!r} is not a key of prompts",
-                    )
+            known_task = not isinstance(prompts, dict) or task is None or task in prompts
+            if not composition_mode and not known_task:
+                self.report(
+                    "prompt-task-unknown",
+                    "error",
+                    pointer(*base, "prompt_task"),
+                    f"prompt_task {task!r} is not a key of prompts",
+                )
             for event, target in self.on_event(state).items():
                 if target not in self.workflow["states"]:
                     self.report(
@@ -343,12 +347,17 @@ class _WorkflowRules:
         number = self.number
         states = [self.states[n] for n in self.names]
         event_edges = [
-            [] if self.is_terminal(s) else [number[t] for t in self.on_event(s).values() if t in number]
+            []
+            if self.is_terminal(s)
+            else [number[t] for t in self.on_event(s).values() if t in number]
             for s in states
         ]
-        redirect: list[int | None] = [number.get(self.string(s, "on_max_visits") or "") for s in states]
+        redirect: list[int | None] = [
+            number.get(self.string(s, "on_max_visits") or "") for s in states
+        ]
         transition_edges = [
-            edges + ([r] if r is not None else []) for edges, r in zip(event_edges, redirect, strict=True)
+            edges + ([r] if r is not None else [])
+            for edges, r in zip(event_edges, redirect, strict=True)
         ]
         terminal = [self.is_terminal(s) for s in states]
         engine = self.workflow.get("engine")
@@ -453,4 +462,3 @@ class _WorkflowRules:
                 "states " + ", ".join(members) + " form a loop with no max_visits and no "
                 "engine.budget.max_total_visits; it could run forever",
             )
-
