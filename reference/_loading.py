@@ -244,9 +244,7 @@ def _second_key_offset(text: str, start: int, key: str) -> int:
             depth -= 1
             if depth == 0:
                 break
-        elif (
-            depth == 1 and text[match.end() :].lstrip().startswith(":") and json.loads(token) == key
-        ):
+        elif depth == 1 and _COLON.match(text, match.end()) and json.loads(token) == key:
             seen += 1
             if seen == 2:
                 return match.start()
