@@ -158,6 +158,14 @@ class _WorkflowRules:
         )
         self.names = list(self.states)
         self.number = {name: i for i, name in enumerate(self.names)}
+        # Each state's fields, read once, tolerating malformed values.
+        self.events = [_on_event(s) for s in self.states.values()]
+        self.guards = [_max_visits(s) for s in self.states.values()]
+        # X2: terminal is `terminal: true`, or no on_event entries (the v1.3 convention).
+        self.terminal = [
+            s.get("terminal") is True or not events
+            for s, events in zip(self.states.values(), self.events, strict=True)
+        ]
         self.found: list[Diagnostic] = []
 
     def diagnostics(self) -> list[Diagnostic]:
@@ -171,25 +179,9 @@ class _WorkflowRules:
     def report(self, code: str, severity: Severity, where: str, message: str) -> None:
         self.found.append(Diagnostic(code, severity, where, message))
 
-    # field readers that tolerate malformed values
-
-    def on_event(self, state: dict[str, Any]) -> dict[str, str]:
-        raw = state.get("on_event")
-        if not isinstance(raw, dict):
-            return {}
-        return {event: target for event, target in raw.items() if isinstance(target, str)}
-
-    def max_visits(self, state: dict[str, Any]) -> int | None:
-        value = state.get("max_visits")
-        return int(value) if _is_integer(value) and value >= 1 else None
-
     def string(self, state: dict[str, Any], field: str) -> str | None:
         value = state.get(field)
         return value if isinstance(value, str) else None
-
-    def is_terminal(self, state: dict[str, Any]) -> bool:
-        """X2: ``terminal: true``, or no ``on_event`` entries (the v1.3 convention)."""
-        return state.get("terminal") is True or not self.on_event(state)
 
     # errors
 
@@ -211,7 +203,7 @@ class _WorkflowRules:
             )
         prompts = self.pack.get("prompts")
         compositions = self.pack.get("compositions")
-        for name, state in self.states.items():
+        for (name, state), events in zip(self.states.items(), self.events, strict=True):
             base = ("workflow", "states", name)
             composition_mode = state.get("orchestration") == "composition"
             task = self.string(state, "prompt_task")
@@ -223,7 +215,7 @@ class _WorkflowRules:
                     pointer(*base, "prompt_task"),
                     f"prompt_task {task!r} is not a key of prompts",
                 )
-            for event, target in self.on_event(state).items():
+            for event, target in events.items():
                 if target not in self.workflow["states"]:
                     self.report(
                         "event-target-unknown",
@@ -254,9 +246,9 @@ class _WorkflowRules:
 
     def check_state_warnings(self) -> None:
         version = self.workflow.get("version")
-        for name, state in self.states.items():
+        for i, (name, state) in enumerate(self.states.items()):
             base = ("workflow", "states", name)
-            events = self.on_event(state)
+            events = self.events[i]
             for event in events:
                 if not _PASCAL_CASE.match(event):
                     self.report(
@@ -285,7 +277,7 @@ class _WorkflowRules:
                 and version >= 2
                 and state.get("terminal") is not True
                 and not events
-                and self.max_visits(state) is None
+                and self.guards[i] is None
             ):
                 self.report(
                     "dead-end-state",
@@ -345,12 +337,11 @@ class _WorkflowRules:
         if not self.names:
             return
         number = self.number
-        states = [self.states[n] for n in self.names]
+        states = list(self.states.values())
+        terminal = self.terminal
         event_edges = [
-            []
-            if self.is_terminal(s)
-            else [number[t] for t in self.on_event(s).values() if t in number]
-            for s in states
+            [] if terminal[i] else [number[t] for t in events.values() if t in number]
+            for i, events in enumerate(self.events)
         ]
         redirect: list[int | None] = [
             number.get(self.string(s, "on_max_visits") or "") for s in states
@@ -359,7 +350,6 @@ class _WorkflowRules:
             edges + ([r] if r is not None else [])
             for edges, r in zip(event_edges, redirect, strict=True)
         ]
-        terminal = [self.is_terminal(s) for s in states]
         engine = self.workflow.get("engine")
         budget = engine.get("budget") if isinstance(engine, dict) else None
         total_visits = budget.get("max_total_visits") if isinstance(budget, dict) else None
@@ -375,7 +365,7 @@ class _WorkflowRules:
                 "the workflow has a loop but no engine.budget; add one as a safety net",
             )
         if cyclic and not _is_integer(total_visits):
-            self.check_unbounded_cycles(components, event_edges, states)
+            self.check_unbounded_cycles(components, event_edges)
 
         # Reachability from the entry, and paths to a terminal state.
         entry = self.workflow.get("entry")
@@ -390,7 +380,7 @@ class _WorkflowRules:
                         f"state {name!r} cannot be reached from the entry {entry!r}",
                     )
             if _is_integer(total_visits):
-                bound = sum(self.max_visits(s) or 0 for i, s in enumerate(states) if seen[i])
+                bound = sum(g or 0 for g, reached in zip(self.guards, seen, strict=True) if reached)
                 if total_visits < bound:
                     self.report(
                         "budget-below-max-visits",
@@ -434,14 +424,13 @@ class _WorkflowRules:
         self,
         components: list[list[int]],
         event_edges: list[list[int]],
-        states: list[dict[str, Any]],
     ) -> None:
         """Warn once per component holding a cycle through states without ``max_visits``."""
-        component_of = [0] * len(states)
+        component_of = [0] * len(self.names)
         for index, component in enumerate(components):
             for node in component:
                 component_of[node] = index
-        unguarded = [self.max_visits(s) is None for s in states]
+        unguarded = [g is None for g in self.guards]
         free_edges = [
             [t for t in targets if unguarded[t]] if unguarded[v] else []
             for v, targets in enumerate(event_edges)
@@ -462,3 +451,15 @@ class _WorkflowRules:
                 "states " + ", ".join(members) + " form a loop with no max_visits and no "
                 "engine.budget.max_total_visits; it could run forever",
             )
+
+
+def _on_event(state: dict[str, Any]) -> dict[str, str]:
+    raw = state.get("on_event")
+    if not isinstance(raw, dict):
+        return {}
+    return {event: target for event, target in raw.items() if isinstance(target, str)}
+
+
+def _max_visits(state: dict[str, Any]) -> int | None:
+    value = state.get("max_visits")
+    return int(value) if _is_integer(value) and value >= 1 else None

@@ -1,0 +1,129 @@
+"""Benchmarks of the reference interpreter, against the targets of the interpreter issue.
+
+Run: python benchmarks/bench_reference.py [--repeat N]
+
+Prints the median of N runs for each figure, the target, and the ratio to it (for a time,
+ratio < 1 meets the target; for a rate, ratio > 1 does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import reference
+
+VALIDATION_TARGET_SEC = 1.0  # 10,000 states
+LINEARITY_TARGET = 2.5  # 20,000-state time / 10,000-state time
+EVENTS_TARGET = 200_000  # events/s, 3-state loop, no budget
+EVENTS_BUDGET_TARGET = 100_000  # events/s, all three budgets set
+
+
+def generated_pack(states: int, seed: int = 7) -> dict[str, Any]:
+    """A valid pack whose workflow has ``states`` states with 3 events each."""
+    rng = random.Random(seed)
+    names = [f"s{i}" for i in range(states)]
+    definitions: dict[str, Any] = {}
+    for i, name in enumerate(names[:-1]):
+        targets = [names[i + 1], *rng.sample(names, 2)]
+        state: dict[str, Any] = {
+            "prompt_task": "work",
+            "on_event": {f"Event{j}": target for j, target in enumerate(targets)},
+        }
+        if i % 4 == 0:
+            state["max_visits"] = 3
+            state["on_max_visits"] = names[-1]
+        if i % 10 == 0:
+            state["artifacts"] = {f"note{i % 30}": {"type": "text/plain"}}
+        definitions[name] = state
+    definitions[names[-1]] = {"prompt_task": "work", "terminal": True}
+    return _pack(names[0], definitions, budget={"max_total_visits": 10 * states})
+
+
+def loop_pack(budget: dict[str, int] | None) -> dict[str, Any]:
+    """Three states in a loop a -> b -> c -> a, without max_visits."""
+    states = {
+        "a": {"prompt_task": "work", "on_event": {"Next": "b"}},
+        "b": {"prompt_task": "work", "on_event": {"Next": "c"}},
+        "c": {"prompt_task": "work", "on_event": {"Next": "a"}},
+    }
+    return _pack("a", states, budget)
+
+
+def _pack(entry: str, states: dict[str, Any], budget: dict[str, int] | None) -> dict[str, Any]:
+    workflow: dict[str, Any] = {"version": 2, "entry": entry, "states": states}
+    if budget is not None:
+        workflow["engine"] = {"budget": budget}
+    return {
+        "id": "bench",
+        "name": "Benchmark",
+        "version": "1.0.0",
+        "template_engine": {"version": "v1", "syntax": "{{variable}}"},
+        "prompts": {"work": {"id": "work", "name": "Work", "version": "1.0.0", "system_template": "Work."}},
+        "workflow": workflow,
+    }
+
+
+def median_seconds(action: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def events_per_second(pack: dict[str, Any], events: int, repeat: int) -> float:
+    workflow = reference.compile_workflow(pack)
+
+    def run() -> None:
+        session = reference.start_session(workflow, clock=reference.ManualClock())
+        send = session.send
+        for _ in range(events):
+            send("Next")
+
+    return events / median_seconds(run, repeat)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--events", type=int, default=300_000)
+    args = parser.parse_args()
+
+    sizes = {}
+    for count in (10_000, 20_000):
+        pack = generated_pack(count)
+        diagnostics = reference.validate(pack)
+        assert reference.is_valid(diagnostics), diagnostics[:3]
+        sizes[count] = median_seconds(lambda p=pack: reference.validate(p), args.repeat)
+    linearity = sizes[20_000] / sizes[10_000]
+    rate = events_per_second(loop_pack(None), args.events, args.repeat)
+    budget = {"max_total_visits": 10**9, "max_tool_calls": 10**9, "max_wall_time_sec": 10**9}
+    rate_budget = events_per_second(loop_pack(budget), args.events, args.repeat)
+
+    print(f"median of {args.repeat} runs")
+    print(
+        f"validate 10,000 states: {sizes[10_000]:.3f} s  "
+        f"(target <= {VALIDATION_TARGET_SEC} s, ratio {sizes[10_000] / VALIDATION_TARGET_SEC:.2f})"
+    )
+    print(
+        f"validate 20,000 states: {sizes[20_000]:.3f} s  (20k/10k = {linearity:.2f}, "
+        f"target <= {LINEARITY_TARGET}, ratio {linearity / LINEARITY_TARGET:.2f})"
+    )
+    print(
+        f"events, 3-state loop, no budget: {rate:,.0f} events/s  "
+        f"(target >= {EVENTS_TARGET:,}, ratio {rate / EVENTS_TARGET:.2f})"
+    )
+    print(
+        f"events, 3-state loop, all budgets: {rate_budget:,.0f} events/s  "
+        f"(target >= {EVENTS_BUDGET_TARGET:,}, ratio {rate_budget / EVENTS_BUDGET_TARGET:.2f})"
+    )
+
+
+if __name__ == "__main__":
+    main()
