@@ -25,8 +25,10 @@ Severity = Literal["error", "warning"]
 SUPPORTED_WORKFLOW_VERSIONS = (1, 2)
 ORCHESTRATIONS = ("internal", "external", "hybrid", "composition")
 PERSISTENCES = ("transient", "persistent")
-_PASCAL_CASE = re.compile(r"^[A-Z][a-zA-Z0-9]*$")
-_ARTIFACT_REFERENCE = re.compile(r"\{\{\s*artifacts\.([^\s{}]+)\s*\}\}")
+_PASCAL_CASE = re.compile(r"[A-Z][a-zA-Z0-9]*")
+# The name runs up to the first character that cannot be part of it, so filters and nested
+# access (`{{artifacts.log|upper}}`, `{{artifacts.report.summary}}`) still name `log`, `report`.
+_ARTIFACT_REFERENCE = re.compile(r"\{\{\s*artifacts\.([A-Za-z0-9_-]+)")
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,8 @@ def _code_for_schema_error(
 # -- the workflow rules -----------------------------------------------------------------------
 
 
-def _is_integer(value: Any) -> TypeGuard[int | float]:
+def is_integer(value: Any) -> TypeGuard[int | float]:
+    """Whether a loaded value is an integer in JSON terms (``2`` or ``2.0``, not ``True``)."""
     return (isinstance(value, int) and not isinstance(value, bool)) or (
         isinstance(value, float) and value.is_integer()
     )
@@ -187,7 +190,7 @@ class _WorkflowRules:
 
     def check_version(self) -> None:
         version = self.workflow.get("version")
-        if _is_integer(version) and version not in SUPPORTED_WORKFLOW_VERSIONS:
+        if is_integer(version) and version not in SUPPORTED_WORKFLOW_VERSIONS:
             self.report(
                 "workflow-version-unsupported",
                 "error",
@@ -250,7 +253,7 @@ class _WorkflowRules:
             base = ("workflow", "states", name)
             events = self.events[i]
             for event in events:
-                if not _PASCAL_CASE.match(event):
+                if not _PASCAL_CASE.fullmatch(event):
                     self.report(
                         "event-name-style",
                         "warning",
@@ -273,7 +276,7 @@ class _WorkflowRules:
                     f"persistence {persistence!r} is neither 'transient' nor 'persistent'",
                 )
             if (
-                _is_integer(version)
+                is_integer(version)
                 and version >= 2
                 and state.get("terminal") is not True
                 and not events
@@ -298,10 +301,11 @@ class _WorkflowRules:
                 continue
             for artifact, definition in artifacts.items():
                 mode = definition.get("mode", "replace") if isinstance(definition, dict) else None
-                if not isinstance(mode, str):
+                if mode not in ("replace", "append"):
+                    declared.setdefault(artifact, "")  # malformed (the schema says so), but declared
                     continue
                 first = declared.setdefault(artifact, mode)
-                if first != mode and artifact not in conflicted:
+                if first and first != mode and artifact not in conflicted:
                     conflicted.add(artifact)
                     self.report(
                         "artifact-mode-conflict",
@@ -364,7 +368,7 @@ class _WorkflowRules:
                 "/workflow",
                 "the workflow has a loop but no engine.budget; add one as a safety net",
             )
-        if cyclic and not _is_integer(total_visits):
+        if cyclic and not is_integer(total_visits):
             self.check_unbounded_cycles(components, event_edges)
 
         # Reachability from the entry, and paths to a terminal state.
@@ -379,7 +383,7 @@ class _WorkflowRules:
                         pointer("workflow", "states", name),
                         f"state {name!r} cannot be reached from the entry {entry!r}",
                     )
-            if _is_integer(total_visits):
+            if is_integer(total_visits):
                 bound = sum(g or 0 for g, reached in zip(self.guards, seen, strict=True) if reached)
                 if total_visits < bound:
                     self.report(
@@ -462,4 +466,4 @@ def _on_event(state: dict[str, Any]) -> dict[str, str]:
 
 def _max_visits(state: dict[str, Any]) -> int | None:
     value = state.get("max_visits")
-    return int(value) if _is_integer(value) and value >= 1 else None
+    return int(value) if is_integer(value) and value >= 1 else None

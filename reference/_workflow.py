@@ -11,7 +11,7 @@ from types import MappingProxyType
 from typing import Any
 
 from reference._errors import PackInvalidError, Rejection
-from reference._validation import SUPPORTED_WORKFLOW_VERSIONS, validate
+from reference._validation import SUPPORTED_WORKFLOW_VERSIONS, is_integer, validate
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +98,7 @@ def compile_workflow(pack: Mapping[str, Any]) -> Workflow:
     workflow = pack.get("workflow") if isinstance(pack, Mapping) else None
     if isinstance(workflow, Mapping):
         version = workflow.get("version")
-        if isinstance(version, int) and version not in SUPPORTED_WORKFLOW_VERSIONS:
+        if is_integer(version) and version not in SUPPORTED_WORKFLOW_VERSIONS:
             raise Rejection(
                 "workflow-version-unsupported",
                 f"workflow version {version} is not supported (supported: 1, 2)",
