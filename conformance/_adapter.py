@@ -1,0 +1,131 @@
+"""The interface between the kit and a runtime, and loading an adapter from ``module:Class``.
+
+An adapter wraps one runtime. The kit calls it with packs and inputs only; expectations never
+cross this line. Refusals are reported by raising :class:`~conformance.Rejected` (a SEMANTICS
+rejection code), :class:`~conformance.PackRejected` (the pack cannot be loaded) or
+:class:`~conformance.Unsupported` (the runtime does not do this; the case part is skipped).
+Any other exception marks the case part ``errored``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from conformance._cases import PackInput
+from conformance._errors import AdapterError
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an adapter says about its runtime.
+
+    Attributes:
+        name: the runtime's name.
+        version: its version.
+        language: the language it is written in.
+        claims: area -> the support level the runtime claims (reported beside the measured one).
+        extensions: vendor extensions registered (e.g. ``ppconf.upper``), for RFC 0010 Level 3.
+    """
+
+    name: str
+    version: str = ""
+    language: str = ""
+    claims: Mapping[str, int] = field(default_factory=dict)
+    extensions: Sequence[str] = ()
+
+
+@runtime_checkable
+class AdapterSession(Protocol):
+    """One running workflow session inside the runtime."""
+
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        """Process an event from ``"host"`` or ``"agent"``; return ``{from, to, event, ...}``.
+
+        A redirect adds ``redirected: true`` and ``original_target``. Raise ``Rejected`` with
+        the SEMANTICS code (and ``limit`` for ``budget-exhausted``) when the event is refused.
+        """
+        ...
+
+    def set_artifact(self, name: str, value: str) -> None:
+        """Write an artifact; raise ``Rejected("artifact-undeclared")`` if refused."""
+        ...
+
+    def record_tool_calls(self, count: int) -> None:
+        """Tell the runtime that ``count`` more tool calls happened."""
+        ...
+
+    def advance_clock(self, seconds: float) -> None:
+        """Move the session's clock forward (the runtime must let the kit control time)."""
+        ...
+
+    def state(self) -> Mapping[str, Any]:
+        """The observable session data: ``current_state``, ``status``, ``visit_counts`` ..."""
+        ...
+
+    def snapshot(self) -> Any:
+        """An opaque snapshot that :meth:`Adapter.restore` accepts."""
+        ...
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """A runtime, as the kit drives it."""
+
+    def capabilities(self) -> Capabilities:
+        """Name, version and claimed levels of the runtime."""
+        ...
+
+    def load(self, pack: PackInput) -> None:
+        """Load a pack as the runtime would to run its prompts; raise ``PackRejected`` if not."""
+        ...
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        """Validate a pack; return diagnostics as ``{code, severity, path}`` mappings."""
+        ...
+
+    def start(self, pack: PackInput) -> AdapterSession:
+        """Start a workflow session with a clock the kit controls; ``Rejected`` if refused."""
+        ...
+
+    def restore(self, pack: PackInput, snapshot: Any) -> AdapterSession:
+        """Continue a session from :meth:`AdapterSession.snapshot` data in a fresh session."""
+        ...
+
+
+def load_adapter(spec: str) -> Adapter:
+    """Instantiate an adapter from ``module:Class`` (the class is called with no arguments).
+
+    Raises:
+        AdapterError: the module or class cannot be found, or the object is not an adapter.
+    """
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise AdapterError(
+            f"adapter {spec!r} is not of the form module:Class (e.g. mypackage.ppconf:Adapter)"
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise AdapterError(
+            f"cannot import adapter module {module_name!r}: {error}; "
+            "is it installed or on PYTHONPATH?"
+        ) from None
+    factory = module
+    try:
+        for part in attribute.split("."):
+            factory = getattr(factory, part)
+    except AttributeError:
+        raise AdapterError(f"module {module_name!r} has no attribute {attribute!r}") from None
+    try:
+        adapter = factory()  # type: ignore[operator]
+    except Exception as error:
+        raise AdapterError(f"creating adapter {spec!r} failed: {error!r}") from None
+    if not isinstance(adapter, Adapter):
+        raise AdapterError(
+            f"{spec!r} does not implement the adapter interface "
+            "(capabilities, load, validate, start, restore)"
+        )
+    return adapter

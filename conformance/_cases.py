@@ -1,0 +1,406 @@
+"""Case files and the catalog: loading, checking against ``schema/case.schema.json``, filtering.
+
+A case file holds one pack and what is expected of a runtime given it. Loading never runs
+anything from the file; a malformed case gives one :class:`CaseError` naming the file, line and
+field.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+import jsonschema_rs
+
+import reference
+from conformance._errors import CaseError
+from conformance._resources import catalog_root, schema_path
+from reference import Document, Location
+from reference._pointer import pointer_from_path
+
+PackFormat = Literal["json", "yaml"]
+StepKind = Literal["event", "set_artifact", "tool_calls", "advance_clock", "snapshot_restore"]
+STEP_KINDS: tuple[StepKind, ...] = (
+    "event",
+    "set_artifact",
+    "tool_calls",
+    "advance_clock",
+    "snapshot_restore",
+)
+PACK_DIRECTORY = "packs"
+"""Folders with this name hold pack files for ``pack_file``, not cases."""
+
+
+@dataclass(frozen=True)
+class PackInput:
+    """A pack as handed to a runtime: its text, and the kit's own parse of it.
+
+    Attributes:
+        text: the pack as a document (raw file text for ``pack_file``, JSON for inline packs).
+        format: ``json`` or ``yaml``, the syntax of ``text``.
+        document: the parsed pack, or ``None`` when the kit's loader refuses the text (a case
+            about load failures, such as duplicate keys).
+        source: where the pack comes from, for messages.
+    """
+
+    text: str
+    format: PackFormat
+    document: dict[str, Any] | None
+    source: str
+
+
+@dataclass(frozen=True)
+class DiagnosticRef:
+    """An expected diagnostic: its code, and its JSON pointer when the case pins it."""
+
+    code: str
+    path: str | None = None
+
+    def __str__(self) -> str:
+        return self.code if self.path is None else f"{self.code} at {self.path or '/'}"
+
+
+@dataclass(frozen=True)
+class ValidationExpectation:
+    """What a case expects of validation."""
+
+    valid: bool
+    errors: tuple[DiagnosticRef, ...] = ()
+    warnings: tuple[DiagnosticRef, ...] = ()
+    absent: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scripted input of a scenario, and what must be observed after it.
+
+    Attributes:
+        kind: which input (``event``, ``set_artifact``, ...).
+        arguments: the input's data (e.g. ``{"event": "Go", "source": "host"}``).
+        expect: the step's expectations as written in the case (``None``: the input must be
+            accepted, nothing else is checked).
+        pointer: the step's JSON pointer in the case file.
+    """
+
+    kind: StepKind
+    arguments: Mapping[str, Any]
+    expect: Mapping[str, Any] | None
+    pointer: str
+
+    def describe(self) -> str:
+        """A short human description, e.g. ``event Go (agent)``."""
+        args = self.arguments
+        if self.kind == "event":
+            source = " (agent)" if args.get("source") == "agent" else ""
+            return f"event {args['event']}{source}"
+        if self.kind == "set_artifact":
+            return f"set_artifact {args['name']}={args['value']!r}"
+        if self.kind == "tool_calls":
+            return f"tool_calls {args['count']}"
+        if self.kind == "advance_clock":
+            return f"advance_clock {args['seconds']}"
+        return "snapshot_restore"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A named event script against one session."""
+
+    name: str
+    steps: tuple[Step, ...]
+    final: Mapping[str, Any] | None
+    start_rejection: str | None
+    pointer: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One conformance case, loaded and checked."""
+
+    id: str
+    description: str
+    area: str
+    level: int
+    requirement: str
+    spec: tuple[Mapping[str, str], ...]
+    spec_versions: tuple[str, ...]
+    rules: tuple[str, ...]
+    pack: PackInput
+    load: bool | None
+    validation: ValidationExpectation | None
+    scenarios: tuple[Scenario, ...]
+    file: Path
+    source: str
+    """The file's path relative to the catalog folder, as messages and reports show it."""
+    notes: str = ""
+    document: Document | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def parts(self) -> list[str]:
+        """The independently reported parts: ``load``, ``validation``, then each scenario."""
+        names = []
+        if self.load is not None:
+            names.append("load")
+        if self.validation is not None:
+            names.append("validation")
+        names.extend(s.name for s in self.scenarios)
+        return names
+
+    def where(self, pointer: str = "") -> str:
+        """``file:line`` of a pointer inside the case file, for messages."""
+        if self.document is None:
+            return self.source
+        location = self.document.locate(pointer)
+        return f"{self.source}:{location.line}" if location.line else self.source
+
+    @property
+    def codes(self) -> set[str]:
+        """Every diagnostic and rejection code this case expects to see."""
+        found: set[str] = set()
+        if self.validation is not None:
+            found.update(d.code for d in self.validation.errors + self.validation.warnings)
+        for scenario in self.scenarios:
+            if scenario.start_rejection:
+                found.add(scenario.start_rejection)
+            for step in scenario.steps:
+                rejection = (step.expect or {}).get("rejection")
+                if isinstance(rejection, Mapping):
+                    found.add(rejection["code"])
+                elif isinstance(rejection, str):
+                    found.add(rejection)
+        return found
+
+
+# -- loading ----------------------------------------------------------------------------------
+
+
+@cache
+def _case_schema_validator() -> Any:
+    with open(schema_path("case.schema.json"), encoding="utf-8") as stream:
+        return jsonschema_rs.validator_for(json.load(stream))
+
+
+def load_case(path: str | Path, root: Path | None = None) -> Case:
+    """Load one case file.
+
+    Arguments:
+        path: the case file.
+        root: the catalog folder ``pack_file`` must stay inside (default: the case's folder).
+
+    Raises:
+        CaseError: the file is not a well-formed case.
+    """
+    path = Path(path)
+    root = root or path.parent
+    try:
+        source = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        source = str(path)
+    try:
+        document = reference.read_document(path, format="yaml")
+    except reference.PackLoadError as error:
+        raise CaseError(error.message, error.location, error.hint) from None
+    data = document.data
+    if not isinstance(data, dict):
+        raise CaseError(
+            "a case file is a mapping with id, description, area, level ...",
+            Location(str(path), pointer=""),
+            "see schema/case.schema.json",
+        )
+    _check_schema(data, document)
+    area = data["area"]
+    if not data["id"].startswith(area + "."):
+        raise _field_error(document, "/id", f"the id must start with its area, {area!r}")
+    pack = _pack_input(data, document, path, root, source)
+    if data.get("load") is not False and pack.document is None:
+        raise _field_error(document, "/pack_file", "the pack file cannot be loaded")
+    return Case(
+        id=data["id"],
+        description=data["description"],
+        area=area,
+        level=data["level"],
+        requirement=data["requirement"],
+        spec=tuple(data["spec"]),
+        spec_versions=tuple(data["spec_versions"]),
+        rules=tuple(data["rules"]),
+        pack=pack,
+        load=data.get("load"),
+        validation=_validation(data.get("validation")),
+        scenarios=tuple(
+            _scenario(s, f"/scenarios/{i}") for i, s in enumerate(data.get("scenarios", []))
+        ),
+        file=path,
+        source=source,
+        notes=data.get("notes", ""),
+        document=document,
+    )
+
+
+def _field_error(document: Document, pointer: str, message: str, hint: str = "") -> CaseError:
+    return CaseError(message, document.locate(pointer), hint)
+
+
+def _check_schema(data: dict[str, Any], document: Document) -> None:
+    errors = list(_case_schema_validator().iter_errors(data))
+    if not errors:
+        return
+    # The deepest error is the most specific; among those, report the first in the file.
+    error = min(errors, key=lambda e: (-len(e.instance_path), list(map(str, e.instance_path))))
+    pointer = pointer_from_path(error.instance_path)
+    more = f" ({len(errors) - 1} more problems)" if len(errors) > 1 else ""
+    raise _field_error(
+        document,
+        pointer,
+        f"field {pointer or '/'}: {error.message}{more}",
+        "see schema/case.schema.json for the case format",
+    )
+
+
+def _pack_input(
+    data: dict[str, Any], document: Document, path: Path, root: Path, source: str
+) -> PackInput:
+    if "pack" in data:
+        text = json.dumps(data["pack"], indent=2, ensure_ascii=False)
+        return PackInput(text, "json", data["pack"], f"{source}#/pack")
+    target = (path.parent / data["pack_file"]).resolve()
+    if not target.is_relative_to(root.resolve()):
+        raise _field_error(
+            document,
+            "/pack_file",
+            f"pack_file {data['pack_file']!r} points outside the catalog",
+            "keep pack files inside the catalog folder",
+        )
+    try:
+        if target.stat().st_size > reference.DEFAULT_LIMITS.max_bytes:
+            raise _field_error(document, "/pack_file", "the pack file is too large")
+        raw = target.read_bytes()
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise _field_error(document, "/pack_file", f"cannot read pack_file: {error}") from None
+    pack_format: PackFormat = "json" if target.suffix == ".json" else "yaml"
+    try:
+        parsed = reference.parse_document(raw, format=pack_format, source=str(target)).data
+    except reference.PackLoadError:
+        parsed = None
+    pack = parsed if isinstance(parsed, dict) else None
+    return PackInput(text, pack_format, pack, target.relative_to(root.resolve()).as_posix())
+
+
+def _validation(data: Mapping[str, Any] | None) -> ValidationExpectation | None:
+    if data is None:
+        return None
+
+    def refs(key: str) -> tuple[DiagnosticRef, ...]:
+        return tuple(DiagnosticRef(d["code"], d.get("path")) for d in data.get(key, []))
+
+    return ValidationExpectation(
+        valid=data["valid"],
+        errors=refs("errors"),
+        warnings=refs("warnings"),
+        absent=tuple(data.get("absent", [])),
+    )
+
+
+def _scenario(data: Mapping[str, Any], pointer: str) -> Scenario:
+    steps = []
+    for index, raw in enumerate(data.get("steps", [])):
+        kind = next(k for k in STEP_KINDS if k in raw)
+        if kind == "event":
+            arguments: dict[str, Any] = {"event": raw["event"], "source": raw.get("source", "host")}
+        elif kind == "set_artifact":
+            arguments = dict(raw["set_artifact"])
+        elif kind == "tool_calls":
+            arguments = {"count": raw["tool_calls"]}
+        elif kind == "advance_clock":
+            arguments = {"seconds": raw["advance_clock"]}
+        else:
+            arguments = {}
+        steps.append(Step(kind, arguments, raw.get("expect"), f"{pointer}/steps/{index}"))
+    start = data.get("start")
+    return Scenario(
+        name=data["name"],
+        steps=tuple(steps),
+        final=data.get("final"),
+        start_rejection=start["rejection"] if start else None,
+        pointer=pointer,
+        description=data.get("description", ""),
+    )
+
+
+# -- the catalog ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The cases of one catalog folder, sorted by id."""
+
+    root: Path
+    cases: tuple[Case, ...]
+
+    def select(
+        self,
+        *,
+        areas: Sequence[str] = (),
+        levels: Sequence[int] = (),
+        requirements: Sequence[str] = (),
+        ids: Sequence[str] = (),
+    ) -> list[Case]:
+        """The cases matching every given filter (``ids`` are glob patterns)."""
+        return [
+            case
+            for case in self.cases
+            if (not areas or case.area in areas)
+            and (not levels or case.level in levels)
+            and (not requirements or case.requirement in requirements)
+            and (not ids or any(fnmatch.fnmatchcase(case.id, p) for p in ids))
+        ]
+
+    def get(self, case_id: str) -> Case | None:
+        """The case with this id, if any."""
+        return next((c for c in self.cases if c.id == case_id), None)
+
+
+def case_files(root: Path) -> list[Path]:
+    """The case files under ``root``: ``*.yaml`` outside ``packs/`` folders, sorted."""
+    return sorted(
+        p for p in root.rglob("*.yaml") if PACK_DIRECTORY not in p.relative_to(root).parts
+    )
+
+
+def load_catalog(root: str | Path | None = None) -> Catalog:
+    """Load every case under ``root`` (default: the built-in catalog).
+
+    Raises:
+        CaseError: the first malformed case, or a duplicate id or description.
+    """
+    folder = Path(root) if root is not None else catalog_root()
+    cases = [load_case(p, folder) for p in case_files(folder)]
+    check_unique(cases)
+    return Catalog(folder, tuple(sorted(cases, key=lambda c: c.id)))
+
+
+def check_unique(cases: Sequence[Case]) -> None:
+    """Raise :class:`CaseError` for the first repeated id or description."""
+    for field_name in ("id", "description"):
+        seen: dict[str, Case] = {}
+        for case in cases:
+            value: str = getattr(case, field_name)
+            if value in seen:
+                document = case.document
+                location = (
+                    document.locate(f"/{field_name}")
+                    if document is not None
+                    else Location(str(case.file))
+                )
+                raise CaseError(
+                    f"{field_name} {value!r} is already used by {seen[value].file}",
+                    location,
+                    f"every case needs its own {field_name}",
+                )
+            seen[value] = case

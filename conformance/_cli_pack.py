@@ -1,0 +1,278 @@
+"""``ppconf validate`` and ``ppconf trace``: the reference interpreter on a pack."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+import reference
+from conformance._tables import render_table
+
+EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
+
+
+def add_pack_parsers(commands: Any) -> None:
+    validate = commands.add_parser(
+        "validate",
+        help="validate packs with the reference interpreter",
+        description="Validate packs. Exit 0 if all are valid, 1 if any has errors, "
+        "2 if any cannot be read.",
+    )
+    validate.add_argument("packs", nargs="+", metavar="PACK", help="pack files (JSON or YAML)")
+    validate.add_argument("--format", choices=("human", "json"), default="human")
+    validate.set_defaults(handler=_validate)
+
+    trace = commands.add_parser(
+        "trace",
+        help="run events through the reference and print the transition and artifact trace",
+        description="Run an event script through the reference interpreter. Steps given with "
+        "AFTER:... happen after the AFTER-th event (0 = before the first event).",
+    )
+    trace.add_argument("pack", metavar="PACK")
+    trace.add_argument(
+        "--events",
+        required=True,
+        help="comma-separated events; prefix one with 'agent:' to send it as the agent",
+    )
+    trace.add_argument(
+        "--artifact",
+        action="append",
+        default=[],
+        metavar="AFTER:NAME=VALUE",
+        help="set an artifact (repeatable)",
+    )
+    trace.add_argument(
+        "--tool-calls",
+        action="append",
+        default=[],
+        metavar="AFTER:COUNT",
+        help="report tool calls (repeatable)",
+    )
+    trace.add_argument(
+        "--advance",
+        action="append",
+        default=[],
+        metavar="AFTER:SECONDS",
+        help="advance the session clock (repeatable)",
+    )
+    trace.add_argument("--format", choices=("table", "json"), default="table")
+    trace.set_defaults(handler=_trace)
+
+
+def _error(message: str) -> None:
+    print(f"ppconf: error: {message}", file=sys.stderr)
+
+
+# -- validate ---------------------------------------------------------------------------------
+
+
+def _validate(args: argparse.Namespace, out: TextIO) -> int:
+    status = EXIT_OK
+    reports = []
+    for path in args.packs:
+        report = _validate_one(path)
+        reports.append(report)
+        if report["load_error"] is not None:
+            status = EXIT_UNUSABLE
+        elif not report["valid"] and status == EXIT_OK:
+            status = EXIT_INVALID
+    if args.format == "json":
+        json.dump({"files": reports}, out, indent=2)
+        out.write("\n")
+        return status
+    for report in reports:
+        _print_validation(report, out)
+    return status
+
+
+def _validate_one(path: str) -> dict[str, Any]:
+    try:
+        document = reference.read_pack(path)
+    except reference.PackLoadError as error:
+        return {
+            "file": path,
+            "valid": False,
+            "load_error": _load_error_dict(error),
+            "diagnostics": [],
+        }
+    diagnostics = []
+    for diagnostic in reference.validate(document.data):
+        location = document.locate(diagnostic.path)
+        diagnostics.append(
+            {**diagnostic.to_dict(), "line": location.line, "column": location.column}
+        )
+    valid = not any(d["severity"] == "error" for d in diagnostics)
+    return {"file": path, "valid": valid, "load_error": None, "diagnostics": diagnostics}
+
+
+def _load_error_dict(error: reference.PackLoadError) -> dict[str, Any]:
+    where = error.location
+    return {
+        "message": error.message,
+        "hint": error.hint,
+        "line": where.line,
+        "column": where.column,
+        "path": where.pointer,
+    }
+
+
+def _print_validation(report: dict[str, Any], out: TextIO) -> None:
+    path = report["file"]
+    failure = report["load_error"]
+    if failure is not None:
+        where = path + "".join(f":{failure[k]}" for k in ("line", "column") if failure[k])
+        hint = f"\n  hint: {failure['hint']}" if failure["hint"] else ""
+        print(f"{where}: cannot load: {failure['message']}{hint}", file=sys.stderr)
+        return
+    for d in report["diagnostics"]:
+        where = path + "".join(f":{d[k]}" for k in ("line", "column") if d[k])
+        print(
+            f"{where}: {d['severity']} [{d['code']}] {d['path'] or '/'}: {d['message']}", file=out
+        )
+    errors = sum(d["severity"] == "error" for d in report["diagnostics"])
+    warnings = len(report["diagnostics"]) - errors
+    verdict = "valid" if report["valid"] else "invalid"
+    print(
+        f"{path}: {verdict} ({_plural(errors, 'error')}, {_plural(warnings, 'warning')})", file=out
+    )
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+# -- trace ------------------------------------------------------------------------------------
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _trace(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        pack = reference.load_pack(args.pack)
+    except reference.PackLoadError as error:
+        _error(f"cannot load {error}")
+        return EXIT_UNUSABLE
+    try:
+        events = [_parse_event(token) for token in args.events.split(",") if token.strip()]
+        actions = _parse_actions(args, len(events))
+    except _UsageError as error:
+        _error(str(error))
+        return EXIT_UNUSABLE
+    clock = reference.ManualClock()
+    try:
+        session = reference.start_session(pack, clock=clock)
+    except reference.Rejection as rejection:
+        _error(f"{args.pack}: the session cannot start: {rejection}")
+        return EXIT_INVALID
+    except reference.PackInvalidError as error:
+        _error(f"{args.pack}: {error}")
+        return EXIT_INVALID
+
+    steps: list[dict[str, Any]] = []
+    try:
+        _run_actions(session, clock, actions.get(0, []))
+        for number, (source, event) in enumerate(events, start=1):
+            step: dict[str, Any] = {"step": number, "event": event, "source": source}
+            try:
+                step["transition"] = session.send(event, source).to_dict()
+            except reference.Rejection as rejection:
+                step["rejection"] = {"code": rejection.code, "limit": rejection.limit}
+            step["artifacts"] = session.state()["artifacts"]
+            steps.append(step)
+            _run_actions(session, clock, actions.get(number, []))
+    except _UsageError as error:
+        _error(str(error))
+        return EXIT_UNUSABLE
+    final = session.state()
+    if args.format == "json":
+        json.dump({"pack": args.pack, "steps": steps, "final": final}, out, indent=2)
+        out.write("\n")
+    else:
+        print(_trace_table(session, steps), file=out)
+        visits = ", ".join(f"{k}={v}" for k, v in final["visit_counts"].items())
+        print(
+            f"final: state {final['current_state']}, status {final['status']}, "
+            f"visits {visits}, tool calls {final['tool_calls']}",
+            file=out,
+        )
+    return EXIT_OK
+
+
+def _parse_event(token: str) -> tuple[reference.Source, str]:
+    token = token.strip()
+    if token.startswith("agent:"):
+        return "agent", token.removeprefix("agent:")
+    return "host", token.removeprefix("host:")
+
+
+Action = tuple[str, str, str]  # kind, name, value
+
+
+def _parse_actions(args: argparse.Namespace, event_count: int) -> dict[int, list[Action]]:
+    actions: dict[int, list[Action]] = {}
+    for option, kind, values in (
+        ("--artifact", "artifact", args.artifact),
+        ("--tool-calls", "tool_calls", args.tool_calls),
+        ("--advance", "advance", args.advance),
+    ):
+        for value in values:
+            after, sep, rest = value.partition(":")
+            if not sep or not after.isdigit() or int(after) > event_count:
+                raise _UsageError(
+                    f"{option} {value!r}: start with the event number it follows "
+                    f"(0..{event_count}) and a colon, e.g. 1:..."
+                )
+            if kind == "artifact":
+                name, eq, text = rest.partition("=")
+                if not eq or not name:
+                    raise _UsageError(f"{option} {value!r}: write AFTER:NAME=VALUE")
+                action: Action = (kind, name, text)
+            else:
+                action = (kind, "", rest)
+            actions.setdefault(int(after), []).append(action)
+    return actions
+
+
+def _run_actions(
+    session: reference.Session, clock: reference.ManualClock, actions: list[Action]
+) -> None:
+    for kind, name, value in actions:
+        try:
+            if kind == "artifact":
+                session.set_artifact(name, value)
+            elif kind == "tool_calls":
+                session.record_tool_calls(int(value))
+            else:
+                clock.advance(float(value))
+        except reference.Rejection as rejection:
+            raise _UsageError(f"cannot set artifact {name!r}: {rejection.message}") from None
+        except ValueError as error:
+            raise _UsageError(f"bad --{kind.replace('_', '-')} value {value!r}: {error}") from None
+
+
+def _trace_table(session: reference.Session, steps: list[dict[str, Any]]) -> str:
+    names = list(session.workflow.artifact_modes)
+    entry = session.workflow.entry
+    rows = [["0", f"-> {entry} (1)", "(entry)", "start", *("-" for _ in names)]]
+    visits = {entry: 1}
+    for step in steps:
+        event = step["event"] + (" [agent]" if step["source"] == "agent" else "")
+        if "transition" in step:
+            target = step["transition"]["to"]
+            visits[target] = visits.get(target, 0) + 1
+            moved = f"-> {target} ({visits[target]})"
+            result = "ok"
+            if step["transition"].get("redirected"):
+                result = f"redirected from {step['transition']['original_target']}"
+        else:
+            moved = "x"
+            rejection = step["rejection"]
+            limit = f" ({rejection['limit']})" if rejection["limit"] else ""
+            result = f"rejected: {rejection['code']}{limit}"
+        values = [step["artifacts"].get(n, "-") for n in names]
+        rows.append([str(step["step"]), moved, event, result, *values])
+    return render_table(["#", "transition", "event", "result", *names], rows)

@@ -1,0 +1,96 @@
+"""The rows and codes of the behavioural contract (SEMANTICS.md) that the catalog must cover.
+
+A test compares these tables with SEMANTICS.md itself, so they cannot drift apart silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Requirement = Literal["MUST", "SHOULD", "MAY"]
+
+AREAS = ("workflow", "loops", "compositions")
+TOP_LEVEL = {"workflow": 2, "loops": 2, "compositions": 3}
+"""The highest level each area's RFC defines."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of SEMANTICS.md sections 1 and 3 (L1-L5, X1-X16)."""
+
+    id: str
+    requirement: Requirement
+    summary: str
+
+
+RULES = (
+    Rule("L1", "MUST", "JSON and YAML packs load to the same document"),
+    Rule("L2", "MUST", "the required pack and prompt fields"),
+    Rule("L3", "MUST", "Level 0: packs carrying workflow fields still load"),
+    Rule("L4", "SHOULD", "duplicate keys are an error"),
+    Rule("L5", "MUST", "hostile documents give one clear error (the kit's own tools)"),
+    Rule("X1", "MUST", "start at the entry, which counts as a visit"),
+    Rule("X2", "MUST", "terminal states: terminal: true or no on_event; they accept no events"),
+    Rule("X3", "MUST", "status active/completed/budget_exhausted; no events once not active"),
+    Rule("X4", "MUST", "event processing order; rejections change nothing"),
+    Rule("X5", "MUST", "loop guards and redirect chains"),
+    Rule("X6", "MUST", "transitions, history and redirect reporting"),
+    Rule("X7", "MAY", "complete history"),
+    Rule("X8", "MUST", "budgets, checked before every event"),
+    Rule("X9", "MUST", "workflow-scoped artifacts, replace and append"),
+    Rule("X10", "SHOULD", "append joins with no separator"),
+    Rule("X11", "MAY", "artifact mode lookup; undeclared artifacts rejected"),
+    Rule("X12", "SHOULD", "artifact history at every transition"),
+    Rule("X13", "MUST", "host and agent event sources"),
+    Rule("X14", "MAY", "persistence is a hint"),
+    Rule("X15", "SHOULD", "snapshot and restore"),
+    Rule("X16", "MUST", "unknown workflow version refuses to start"),
+)
+
+RULES_COVERED_ELSEWHERE = {
+    "L5": "hostile documents are about the kit's own loader; tests/reference/test_loading.py "
+    "and tests/conformance/test_cli_validate.py cover them, and a case file cannot carry them",
+}
+
+WORKFLOW_ERROR_CODES = (
+    "schema",
+    "workflow-version-unsupported",
+    "entry-unknown",
+    "prompt-task-unknown",
+    "prompt-task-missing",
+    "event-target-unknown",
+    "on-max-visits-unknown",
+    "orchestration-invalid",
+    "composition-missing",
+    "composition-not-allowed",
+    "composition-unknown",
+)
+
+WORKFLOW_WARNING_CODES = (
+    "event-name-style",
+    "cycle-unbounded",
+    "unreachable-state",
+    "no-terminal-path",
+    "no-terminal-state",
+    "terminal-with-transitions",
+    "redirect-cycle",
+    "artifact-undeclared",
+    "artifact-mode-conflict",
+    "budget-below-max-visits",
+    "persistence-unknown",
+    "dead-end-state",
+    "loop-without-budget",
+)
+
+REJECTION_CODES = (
+    "unknown-event",
+    "terminal-state",
+    "max-visits-exceeded",
+    "budget-exhausted",
+    "event-source-not-allowed",
+    "artifact-undeclared",
+    "workflow-version-unsupported",
+)
+
+BUDGET_LIMITS = ("max_total_visits", "max_tool_calls", "max_wall_time_sec")

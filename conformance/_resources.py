@@ -1,0 +1,23 @@
+"""Where the kit's data is: the built-in catalog and the project's JSON Schemas."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reference._resources import schema_path
+
+__all__ = ["catalog_root", "schema_path"]
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def catalog_root() -> Path:
+    """The built-in catalog folder.
+
+    An installed wheel carries it inside this package (``_data/cases``); a source checkout or
+    an editable install reads the top-level ``cases/`` folder.
+    """
+    installed = _PACKAGE / "_data" / "cases"
+    if installed.is_dir():
+        return installed
+    return _PACKAGE.parent / "cases"
