@@ -309,19 +309,24 @@ class _SafeLoader(yaml.SafeLoader):
     _depth = 0
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
-        self._depth += 1
-        try:
+        # Depth counts mappings and sequences, as for JSON; scalars add no level.
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        nested = isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent)
+        if nested:
+            self._depth += 1
             if self._depth > self.max_depth:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                mark = event.start_mark
                 raise PackLoadError(
                     f"the document nests deeper than {self.max_depth} levels",
                     Location(self.name, mark.line + 1, mark.column + 1),
                     "flatten the structure; no pack needs that depth",
                 )
+        try:
             node: yaml.Node | None = super().compose_node(parent, index)
             return node
         finally:
-            self._depth -= 1
+            if nested:
+                self._depth -= 1
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[str, yaml.Mark] = {}
@@ -366,6 +371,20 @@ _SafeLoader.add_implicit_resolver(
     _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
 )
 _SafeLoader.add_constructor("tag:yaml.org,2002:float", _SafeLoader.construct_yaml_float)
+
+
+def _refuse_tag(loader: _SafeLoader, node: yaml.Node) -> Any:
+    mark = node.start_mark
+    raise PackLoadError(
+        f"the tag {node.tag.replace('tag:yaml.org,2002:', '!!')} has no JSON equivalent",
+        Location(loader.name, mark.line + 1, mark.column + 1),
+        "packs are JSON-compatible: use strings, numbers, booleans, null, lists and mappings",
+    )
+
+
+# Safe, but outside the JSON data model (bytes, sets, dates, ordered pairs).
+for _tag in ("binary", "set", "omap", "pairs", "timestamp"):
+    _SafeLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse_tag)
 
 
 def _parse_yaml(text: str, source: str | None, limits: Limits) -> tuple[Any, yaml.Node | None]:

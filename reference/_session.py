@@ -122,6 +122,7 @@ class Session:
         self._artifacts: dict[str, str] = {}
         self._artifact_history: list[tuple[str, str, str, dict[str, str]]] = []
         self._tool_calls = 0
+        self._exhausted_by: str | None = None  # the budget limit that ended the session
 
     # -- inputs --------------------------------------------------------------------------------
 
@@ -147,11 +148,16 @@ class Session:
                     "terminal-state",
                     f"state {current.name!r} is terminal; the workflow has completed",
                 )
-            raise Rejection("budget-exhausted", "the workflow's budget is exhausted")
+            limit = self._exhausted_by
+            reason = f"{limit} was reached" if limit else "a max_visits limit ended it"
+            raise Rejection(
+                "budget-exhausted", f"the workflow's budget is exhausted: {reason}", limit
+            )
         if self._has_budget:
             limit = self._exhausted_limit()
             if limit is not None:
                 self._status = BUDGET_EXHAUSTED
+                self._exhausted_by = limit
                 raise Rejection("budget-exhausted", f"{limit} is reached", limit)
         if source == "agent" and current.orchestration == "external":
             raise Rejection(
@@ -257,6 +263,7 @@ class Session:
             "artifact_history": [[f, t, e, dict(v)] for f, t, e, v in self._artifact_history],
             "tool_calls": self._tool_calls,
             "elapsed_sec": self.elapsed(),
+            "exhausted_by": self._exhausted_by,
         }
 
     # -- internals -----------------------------------------------------------------------------
@@ -330,4 +337,8 @@ class Session:
             (str(f), str(t), str(e), dict(v)) for f, t, e, v in snapshot["artifact_history"]
         ]
         self._tool_calls = tool_calls
+        exhausted_by = snapshot.get("exhausted_by")
+        if exhausted_by not in (None, "max_total_visits", "max_tool_calls", "max_wall_time_sec"):
+            raise SnapshotError(f"unknown budget limit {exhausted_by!r}")
+        self._exhausted_by = exhausted_by
         self._origin = self._clock() - float(snapshot["elapsed_sec"])

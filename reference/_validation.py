@@ -302,7 +302,9 @@ class _WorkflowRules:
             for artifact, definition in artifacts.items():
                 mode = definition.get("mode", "replace") if isinstance(definition, dict) else None
                 if mode not in ("replace", "append"):
-                    declared.setdefault(artifact, "")  # malformed (the schema says so), but declared
+                    declared.setdefault(
+                        artifact, ""
+                    )  # malformed (the schema says so), but declared
                     continue
                 first = declared.setdefault(artifact, mode)
                 if first and first != mode and artifact not in conflicted:

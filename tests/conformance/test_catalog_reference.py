@@ -1,0 +1,89 @@
+"""The catalog run against the reference interpreter: every case passes, and the catalog is whole."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conformance._cases import load_catalog
+from conformance._checks import check_catalog, coverage_problems
+from conformance._contract import (
+    REJECTION_CODES,
+    RULES,
+    WORKFLOW_ERROR_CODES,
+    WORKFLOW_WARNING_CODES,
+)
+from conformance._reference_adapter import ReferenceAdapter
+from conformance._resources import catalog_root
+from conformance._runner import Runner
+
+CATALOG = load_catalog()
+SEMANTICS = Path(__file__).resolve().parents[2].parent / "shared" / "SEMANTICS.md"
+
+
+@pytest.fixture(scope="module")
+def runner() -> Runner:
+    return Runner(ReferenceAdapter(), timeout=None)
+
+
+@pytest.mark.parametrize("case", CATALOG.cases, ids=lambda case: case.id)
+def test_the_reference_passes(case, runner) -> None:
+    result = runner.run(case)
+    assert [(p.part, p.outcome, p.message) for p in result.failures()] == []
+
+
+def test_catalog_size() -> None:
+    by_area = {area: sum(c.area == area for c in CATALOG.cases) for area in ("workflow", "loops")}
+    assert sum(by_area.values()) >= 150, by_area
+
+
+def test_catalog_checks_pass() -> None:
+    cases, problems = check_catalog(catalog_root())
+    assert problems == []
+    assert len(cases) == len(CATALOG.cases)
+
+
+def test_coverage_check_notices_a_missing_code() -> None:
+    without = [c for c in CATALOG.cases if "redirect-cycle" not in c.codes]
+    assert any("'redirect-cycle'" in p for p in coverage_problems(without))
+
+
+def test_every_case_declares_rules_known_to_the_contract() -> None:
+    known = {r.id for r in RULES} | set(WORKFLOW_ERROR_CODES + WORKFLOW_WARNING_CODES + REJECTION_CODES)
+    unknown = {(c.id, r) for c in CATALOG.cases for r in c.rules if r not in known}
+    assert unknown == set()
+
+
+def test_requirements_follow_the_contract() -> None:
+    """A case exercising only MAY rows is not MUST, and warning cases are never MUST."""
+    requirement = {r.id: r.requirement for r in RULES}
+    for case in CATALOG.cases:
+        rows = [r for r in case.rules if r in requirement]
+        if rows and all(requirement[r] == "MAY" for r in rows):
+            assert case.requirement == "MAY", case.id
+        if case.validation and case.validation.warnings and not case.validation.errors:
+            assert case.requirement != "MUST", case.id
+
+
+@pytest.mark.skipif(not SEMANTICS.is_file(), reason="../shared/SEMANTICS.md is not present")
+def test_contract_matches_semantics() -> None:
+    """The kit's table of rows and codes is the one SEMANTICS.md gives."""
+    text = SEMANTICS.read_text(encoding="utf-8")
+    sections = re.split(r"^## ", text, flags=re.M)
+    rows_1_3 = "".join(s for s in sections if s[:2] in ("1.", "2.", "3."))
+    # The last cell holds the requirement, sometimes split ("host events MUST; agent ...
+    # SHOULD"): the first word of it is the row's own.
+    cells = re.findall(r"^\| (L\d+|X\d+) \|.*\|([^|]*)\|\s*$", rows_1_3, flags=re.M)
+    rows = {row: re.search(r"MUST|SHOULD|MAY", last).group() for row, last in cells}
+    assert rows == {r.id: r.requirement for r in RULES}
+    section_2 = next(s for s in sections if s.startswith("2."))
+    errors_part, warnings_part = section_2.split("Warnings (SHOULD)")
+    assert re.findall(r"^\| `([a-z-]+)` \|", errors_part, flags=re.M) == list(WORKFLOW_ERROR_CODES)
+    assert re.findall(r"^\| `([a-z-]+)` \|", warnings_part, flags=re.M) == list(
+        WORKFLOW_WARNING_CODES
+    )
+    section_3 = next(s for s in sections if s.startswith("3."))
+    mentioned = set(re.findall(r"`([a-z]+(?:-[a-z]+)+)`", section_3))
+    assert set(REJECTION_CODES) <= mentioned | {"workflow-version-unsupported"}
