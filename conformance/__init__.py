@@ -1,5 +1,58 @@
-"""The ppconf conformance kit: cases, runner, adapters, levels, reports, CLI and pytest plugin."""
+"""The ppconf conformance kit: cases, runner, adapters, levels, reports, CLI and pytest plugin.
+
+Run the catalog against a runtime::
+
+    from conformance import Runner, compute_levels, load_catalog, verdicts
+    from conformance import ReferenceAdapter
+
+    results = Runner(ReferenceAdapter()).run_all(load_catalog().cases)
+    print(compute_levels(verdicts(results)).headline)
+
+Write an adapter for your runtime by implementing :class:`Adapter` (see ``docs/cases.md``).
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from conformance._adapter import Adapter, AdapterSession, Capabilities, load_adapter
+from conformance._cases import Case, Catalog, PackInput, Scenario, Step, load_case, load_catalog
+from conformance._errors import (
+    AdapterError,
+    CaseError,
+    KitError,
+    PackRejected,
+    Rejected,
+    Unsupported,
+)
+from conformance._levels import AreaLevel, CaseVerdict, LevelReport, compute_levels
+from conformance._reference_adapter import ReferenceAdapter
+from conformance._runner import CaseResult, PartResult, Runner
+from conformance._verdicts import verdicts
+
+__all__ = [
+    "Adapter",
+    "AdapterError",
+    "AdapterSession",
+    "AreaLevel",
+    "Capabilities",
+    "Case",
+    "CaseError",
+    "CaseResult",
+    "CaseVerdict",
+    "Catalog",
+    "KitError",
+    "LevelReport",
+    "PackInput",
+    "PackRejected",
+    "PartResult",
+    "ReferenceAdapter",
+    "Rejected",
+    "Runner",
+    "Scenario",
+    "Step",
+    "Unsupported",
+    "compute_levels",
+    "load_adapter",
+    "load_case",
+    "load_catalog",
+    "verdicts",
+]
