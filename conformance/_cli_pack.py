@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 import sys
 from typing import Any, TextIO
 
@@ -221,7 +223,7 @@ def _parse_actions(args: argparse.Namespace, event_count: int) -> dict[int, list
     ):
         for value in values:
             after, sep, rest = value.partition(":")
-            if not sep or not after.isdigit() or int(after) > event_count:
+            if not sep or not re.fullmatch("[0-9]+", after) or int(after) > event_count:
                 raise _UsageError(
                     f"{option} {value!r}: start with the event number it follows "
                     f"(0..{event_count}) and a colon, e.g. 1:..."
@@ -247,7 +249,10 @@ def _run_actions(
             elif kind == "tool_calls":
                 session.record_tool_calls(int(value))
             else:
-                clock.advance(float(value))
+                seconds = float(value)
+                if not math.isfinite(seconds):
+                    raise ValueError("not a finite number of seconds")
+                clock.advance(seconds)
         except reference.Rejection as rejection:
             raise _UsageError(f"cannot set artifact {name!r}: {rejection.message}") from None
         except ValueError as error:

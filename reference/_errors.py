@@ -60,10 +60,12 @@ class PackInvalidError(InterpreterError):
         diagnostics: the validator's errors (warnings are left out).
     """
 
-    def __init__(self, diagnostics: list[Any]) -> None:
+    def __init__(self, diagnostics: list[Any], message: str = "") -> None:
         self.diagnostics = diagnostics
-        lines = [f"  {d}" for d in diagnostics]
-        super().__init__("the pack has validation errors:\n" + "\n".join(lines))
+        if not message:
+            lines = [f"  {d}" for d in diagnostics]
+            message = "the pack has validation errors:\n" + "\n".join(lines)
+        super().__init__(message)
 
 
 class Rejection(InterpreterError):

@@ -19,7 +19,7 @@ from typing import Any, Literal
 import yaml
 
 from reference._errors import Location, PackLoadError
-from reference._pointer import escape_token, unescape_pointer
+from reference._pointer import describe_json_type, escape_token, unescape_pointer
 
 Format = Literal["json", "yaml"]
 
@@ -31,12 +31,16 @@ class Limits:
     Arguments:
         max_bytes: largest accepted document, in bytes.
         max_depth: deepest accepted nesting of mappings and sequences.
-        max_nodes: most values a YAML document may expand to once aliases are followed.
+        max_flow_depth: deepest accepted nesting of YAML flow collections (``[...]``,
+            ``{...}``); YAML parsers slow down with every open flow level.
+        max_nodes: most values a document may hold, YAML aliases expanded. Parsing YAML
+            costs about 20 microseconds per value, so this bounds the time too.
     """
 
     max_bytes: int = 10 * 1024 * 1024
     max_depth: int = 256
-    max_nodes: int = 1_000_000
+    max_flow_depth: int = 64
+    max_nodes: int = 100_000
 
 
 DEFAULT_LIMITS = Limits()
@@ -139,7 +143,11 @@ def _decode(data: bytes, source: str | None) -> str:
     except UnicodeDecodeError as error:
         start = error.start
         line = data.count(b"\n", 0, start) + 1
-        column = start - (data.rfind(b"\n", 0, start) + 1) + 1
+        line_start = data.rfind(b"\n", 0, start) + 1
+        prefix = data[line_start:start].decode("utf-8", errors="replace")
+        if line == 1:
+            prefix = prefix.removeprefix("\ufeff")
+        column = len(prefix) + 1
         raise PackLoadError(
             f"invalid UTF-8 (byte 0x{data[start]:02x})",
             Location(source, line, column),
@@ -167,6 +175,9 @@ def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+_NON_FINITE = re.compile(r'(?<![\w"])-?(?:NaN|Infinity)(?![\w"])')
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
@@ -183,8 +194,12 @@ def _parse_json(text: str, source: str | None, limits: Limits) -> Any:
             "fix the JSON syntax at that position",
         ) from None
     except ValueError as error:  # NaN, Infinity
+        match = _NON_FINITE.search(text)
+        line, column = _line_column(text, match.start()) if match else (None, None)
         raise PackLoadError(
-            f"invalid JSON: {error}", Location(source), "use a finite number or a string"
+            f"invalid JSON: {error}",
+            Location(source, line, column),
+            "use a finite number or a string",
         ) from None
     except _DuplicateKey as error:
         line, column = _line_column(text, _duplicate_key_offset(text, error.key))
@@ -196,9 +211,7 @@ def _parse_json(text: str, source: str | None, limits: Limits) -> Any:
     except RecursionError:
         line, column = _line_column(text, _json_depth_offset(text, limits.max_depth))
         raise _too_deep(Location(source, line, column), limits) from None
-    pointer = _first_too_deep(data, limits.max_depth)
-    if pointer is not None:
-        raise _too_deep(Location(source, pointer=pointer), limits)
+    _check_json_shape(data, text, source, limits)
     return data
 
 
@@ -269,23 +282,54 @@ def _line_column(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def _first_too_deep(data: Any, max_depth: int) -> str | None:
-    """Return the pointer of the first value nested deeper than ``max_depth``, if any."""
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LONE_SURROGATE_ESCAPE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+
+
+def _check_json_shape(data: Any, text: str, source: str | None, limits: Limits) -> None:
+    """Check depth and size of parsed JSON, and that no string holds a lone surrogate."""
+    strings = _SURROGATE_ESCAPE.search(text) is not None  # only escapes can make surrogates
+    count = 1
     stack: list[tuple[Any, str, int]] = [(data, "", 0)]
     while stack:
         value, pointer, depth = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                raise _lone_surrogate(text, source)
+            continue
         if isinstance(value, dict):
             children: Iterator[tuple[str, Any]] = iter(value.items())
         elif isinstance(value, list):
             children = ((str(i), v) for i, v in enumerate(value))
         else:
             continue
-        if depth >= max_depth:
-            return pointer
+        count += len(value)
+        if count > limits.max_nodes:
+            raise PackLoadError(
+                f"the document holds more than {limits.max_nodes:,} values",
+                Location(source, pointer=pointer),
+                "no pack needs that many; split it, or raise Limits.max_nodes",
+            )
+        if depth >= limits.max_depth:
+            raise _too_deep(Location(source, pointer=pointer), limits)
         for token, child in children:
-            if isinstance(child, dict | list):
+            if strings and _SURROGATE.search(token):
+                raise _lone_surrogate(text, source)
+            if isinstance(child, dict | list) or (strings and isinstance(child, str)):
                 stack.append((child, f"{pointer}/{escape_token(token)}", depth + 1))
-    return None
+
+
+def _lone_surrogate(text: str, source: str | None) -> PackLoadError:
+    match = _LONE_SURROGATE_ESCAPE.search(text)
+    line, column = _line_column(text, match.start()) if match else (None, None)
+    return PackLoadError(
+        "a string holds a lone surrogate escape (\\uD800-\\uDFFF), which is no character",
+        Location(source, line, column),
+        "escape characters beyond U+FFFF as a surrogate pair, or write them as is",
+    )
 
 
 def _too_deep(location: Location, limits: Limits) -> PackLoadError:
@@ -298,28 +342,78 @@ def _too_deep(location: Location, limits: Limits) -> PackLoadError:
 
 # -- YAML -------------------------------------------------------------------------------------
 
-_BOOL = "tag:yaml.org,2002:bool"
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_TAG = "tag:yaml.org,2002:"
 
 
-class _SafeLoader(yaml.SafeLoader):
-    """PyYAML's safe loader with YAML 1.2 booleans, no timestamps and the checks we need."""
+def _loader_base() -> Any:
+    """libyaml's parser when PyYAML has it (several times faster), PyYAML's own otherwise.
+
+    Either way the events are composed by PyYAML's Python composer, which our loader extends
+    to check depth and size as it goes; libyaml's own composer recurses in C without limit.
+    """
+    parser = getattr(yaml, "CParser", None)
+    if parser is None:  # pragma: no cover - PyYAML built without libyaml
+        return yaml.SafeLoader
+
+    class Base(
+        yaml.composer.Composer,
+        parser,  # type: ignore[misc, valid-type]
+        yaml.constructor.SafeConstructor,
+        yaml.resolver.Resolver,
+    ):
+        def __init__(self, stream: str) -> None:
+            parser.__init__(self, stream)  # type: ignore[misc]
+            yaml.composer.Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+    return Base
+
+
+class _SafeLoader(_loader_base()):  # type: ignore[misc]
+    """A safe loader for JSON-compatible YAML: YAML 1.2 core scalars, string keys, no
+    duplicate keys, no tags outside the JSON data model, and limits on depth and size."""
 
     max_depth = DEFAULT_LIMITS.max_depth
+    max_flow_depth = DEFAULT_LIMITS.max_flow_depth
+    max_nodes = DEFAULT_LIMITS.max_nodes
+    name = "<string>"
     _depth = 0
+    _flow_depth = 0
+    _nodes = 0
+
+    def _where(self, mark: Any) -> Location:
+        return Location(self.name, mark.line + 1, mark.column + 1)
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        event = self.peek_event()
+        if not isinstance(event, yaml.AliasEvent):
+            self._nodes += 1
+            if self._nodes > self.max_nodes:
+                raise PackLoadError(
+                    f"the document holds more than {self.max_nodes:,} values",
+                    self._where(event.start_mark),
+                    "no pack needs that many; split it, or raise Limits.max_nodes",
+                )
         # Depth counts mappings and sequences, as for JSON; scalars add no level.
-        event = self.peek_event()  # type: ignore[no-untyped-call]
         nested = isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent)
+        flow = nested and bool(event.flow_style)
         if nested:
             self._depth += 1
+            self._flow_depth += flow
             if self._depth > self.max_depth:
-                mark = event.start_mark
                 raise PackLoadError(
                     f"the document nests deeper than {self.max_depth} levels",
-                    Location(self.name, mark.line + 1, mark.column + 1),
+                    self._where(event.start_mark),
                     "flatten the structure; no pack needs that depth",
+                )
+            if self._flow_depth > self.max_flow_depth:
+                raise PackLoadError(
+                    f"flow collections ([...] and {{...}}) nest deeper than "
+                    f"{self.max_flow_depth} levels",
+                    self._where(event.start_mark),
+                    "write deep structures in block style (indented), or as JSON",
                 )
         try:
             node: yaml.Node | None = super().compose_node(parent, index)
@@ -327,70 +421,122 @@ class _SafeLoader(yaml.SafeLoader):
         finally:
             if nested:
                 self._depth -= 1
+                self._flow_depth -= flow
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[str, yaml.Mark] = {}
+        seen: dict[str, Any] = {}
         for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
             key = self.construct_object(key_node, deep=True)
             mark = key_node.start_mark
-            where = Location(self.name, mark.line + 1, mark.column + 1)
             if not isinstance(key, str):
                 raise PackLoadError(
-                    f"mapping key {key!r} is a {type(key).__name__}, not a string",
-                    where,
+                    f"mapping key {key!r} is {describe_json_type(key)}, not a string",
+                    self._where(mark),
                     "JSON-compatible documents only have string keys; quote the key",
                 )
             if key in seen:
                 raise PackLoadError(
                     f"duplicate key {key!r} (first at line {seen[key].line + 1})",
-                    where,
+                    self._where(mark),
                     "each key may appear once per mapping; remove or rename one",
                 )
             seen[key] = mark
-        return super().construct_mapping(node, deep)
+        return super().construct_mapping(node, deep)  # type: ignore[no-any-return]
 
-    def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
-        value = super().construct_yaml_float(node)
-        if not math.isfinite(value):
-            mark = node.start_mark
-            raise PackLoadError(
-                f"{node.value!r} is not a finite number",
-                Location(self.name, mark.line + 1, mark.column + 1),
-                "JSON has no infinities or NaN; use a finite number or a string",
-            )
+    def construct_yaml_str(self, node: yaml.ScalarNode) -> str:
+        value: str = super().construct_yaml_str(node)
+        if _SURROGATE.search(value):
+            # "\ud83d\ude00" escapes a pair; JSON reads it as one character, and so do we.
+            try:
+                value = value.encode("utf-16", "surrogatepass").decode("utf-16")
+            except UnicodeDecodeError:
+                raise PackLoadError(
+                    "a string holds a lone surrogate escape (\\uD800-\\uDFFF)",
+                    self._where(node.start_mark),
+                    "escape characters beyond U+FFFF as a surrogate pair, or write them as is",
+                ) from None
         return value
 
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        text = str(self.construct_scalar(node))
+        sign = -1 if text.startswith("-") else 1
+        digits = text.lstrip("+-")
+        try:
+            if digits.startswith(("0o", "0x")):
+                return sign * int(digits[2:], 8 if digits[1] == "o" else 16)
+            return sign * int(digits, 10)
+        except ValueError:
+            raise self._not_a_number(node, "an integer") from None
 
-_SafeLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag not in (_BOOL, _TIMESTAMP)]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_SafeLoader.add_implicit_resolver(
-    _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-_SafeLoader.add_constructor("tag:yaml.org,2002:float", _SafeLoader.construct_yaml_float)
+    def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
+        text = str(self.construct_scalar(node))
+        if text.lstrip("+-").lower() in (".inf", ".nan"):
+            raise PackLoadError(
+                f"{text!r} is not a finite number",
+                self._where(node.start_mark),
+                "JSON has no infinities or NaN; use a finite number or a string",
+            )
+        try:
+            value = float(text)
+        except ValueError:
+            raise self._not_a_number(node, "a number") from None
+        if not math.isfinite(value):
+            raise self._not_a_number(node, "a finite number")
+        return value
+
+    def _not_a_number(self, node: yaml.ScalarNode, kind: str) -> PackLoadError:
+        return PackLoadError(
+            f"{node.value!r} is tagged as a number but is not {kind}",
+            self._where(node.start_mark),
+            "remove the tag or fix the value",
+        )
+
+
+# The YAML 1.2 core schema: what JSON means by true, null and numbers, and nothing else
+# (no yes/no/on/off, no 0b or base-60 integers, no dates, no merge or value keys).
+_SafeLoader.yaml_implicit_resolvers = {}
+for _tag, _pattern, _first in (
+    ("bool", r"true|True|TRUE|false|False|FALSE", "tTfF"),
+    ("null", r"~|null|Null|NULL|", "~nN"),
+    ("int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", "-+0123456789"),
+    (
+        "float",
+        r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
+        "-+0123456789.",
+    ),
+):
+    _SafeLoader.add_implicit_resolver(
+        _TAG + _tag, re.compile(f"^(?:{_pattern})$"), list(_first) or [""]
+    )
+_SafeLoader.add_implicit_resolver(_TAG + "null", re.compile("^$"), [""])
+for _tag, _constructor in (
+    ("str", _SafeLoader.construct_yaml_str),
+    ("int", _SafeLoader.construct_yaml_int),
+    ("float", _SafeLoader.construct_yaml_float),
+):
+    _SafeLoader.add_constructor(_TAG + _tag, _constructor)
 
 
 def _refuse_tag(loader: _SafeLoader, node: yaml.Node) -> Any:
-    mark = node.start_mark
     raise PackLoadError(
-        f"the tag {node.tag.replace('tag:yaml.org,2002:', '!!')} has no JSON equivalent",
-        Location(loader.name, mark.line + 1, mark.column + 1),
+        f"the tag {node.tag.replace(_TAG, '!!')} has no JSON equivalent",
+        loader._where(node.start_mark),
         "packs are JSON-compatible: use strings, numbers, booleans, null, lists and mappings",
     )
 
 
-# Safe, but outside the JSON data model (bytes, sets, dates, ordered pairs).
-for _tag in ("binary", "set", "omap", "pairs", "timestamp"):
-    _SafeLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse_tag)
+# Safe, but outside the JSON data model (bytes, sets, dates, ordered pairs, merge keys).
+for _tag in ("binary", "set", "omap", "pairs", "timestamp", "merge", "value"):
+    _SafeLoader.add_constructor(_TAG + _tag, _refuse_tag)
 
 
 def _parse_yaml(text: str, source: str | None, limits: Limits) -> tuple[Any, yaml.Node | None]:
     loader = _SafeLoader(text)
     loader.name = source or "<string>"
     loader.max_depth = limits.max_depth
+    loader.max_nodes = limits.max_nodes
+    loader.max_flow_depth = limits.max_flow_depth
     try:
         root = loader.get_single_node()
         if root is not None:
@@ -405,8 +551,6 @@ def _parse_yaml(text: str, source: str | None, limits: Limits) -> tuple[Any, yam
         ) from None
     except yaml.YAMLError as error:
         raise PackLoadError(f"invalid YAML: {error}", Location(source)) from None
-    finally:
-        loader.dispose()
     return data, root
 
 

@@ -34,8 +34,10 @@ class ManualClock:
 
     def advance(self, seconds: float) -> None:
         """Move the clock forward by ``seconds`` (>= 0)."""
-        if seconds < 0:
-            raise ValueError(f"a clock cannot go back ({seconds} s)")
+        if not seconds >= 0:  # also refuses NaN
+            raise ValueError(f"a clock only moves forward by a finite time, not {seconds} s")
+        if seconds == float("inf"):
+            raise ValueError("a clock cannot move forward by an infinite time")
         self._now += seconds
 
 

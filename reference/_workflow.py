@@ -107,7 +107,7 @@ def compile_workflow(pack: Mapping[str, Any]) -> Workflow:
     if errors:
         raise PackInvalidError(errors)
     if not isinstance(workflow, Mapping):
-        raise PackInvalidError([])
+        raise PackInvalidError([], "the pack has no workflow to run")
     return _compile(workflow)
 
 

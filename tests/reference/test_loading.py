@@ -1,0 +1,840 @@
+"""Tests of safe loading (SEMANTICS.md section 1, L1-L5): reference/_loading.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import reference
+from reference import (
+    Document,
+    Limits,
+    Location,
+    PackLoadError,
+    load_pack,
+    load_pack_string,
+    parse_document,
+    read_document,
+    read_pack,
+)
+
+# -- helpers ----------------------------------------------------------------------------------
+
+JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def assert_json_compatible(value: Any, pointer: str = "") -> None:
+    """Fail unless ``value`` is made only of JSON types (objects with string keys, lists ...)."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            assert isinstance(key, str), f"non-string key {key!r} at {pointer or '/'}"
+            assert_json_compatible(child, f"{pointer}/{key}")
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            assert_json_compatible(child, f"{pointer}/{index}")
+    else:
+        assert type(value) in JSON_SCALARS, f"{type(value).__name__} at {pointer or '/'}"
+
+
+def load_error(text: str | bytes, **kwargs: Any) -> PackLoadError:
+    """Parse ``text`` and return the PackLoadError it must raise."""
+    with pytest.raises(PackLoadError) as caught:
+        parse_document(text, **kwargs)
+    error = caught.value
+    assert error.message, "a load error says what is wrong"
+    return error
+
+
+def where(error: PackLoadError) -> tuple[int | None, int | None]:
+    return error.location.line, error.location.column
+
+
+# A small codegen-like pack, written out three times: as Python data, YAML and JSON.
+PACK: dict[str, Any] = {
+    "id": "codegen",
+    "name": "Codegen loop",
+    "version": "1.0.0",
+    "template_engine": {"version": "v1", "syntax": "{{variable}}"},
+    "prompts": {
+        "coder": {
+            "id": "coder",
+            "name": "Coder",
+            "version": "1.0.0",
+            "system_template": "Write code.\nLast: {{artifacts.commit_sha}}\n",
+            "parameters": {"temperature": 0.2, "max_tokens": 1000, "stream": False},
+            "tools": ["write_file", "read_file"],
+        },
+    },
+    "workflow": {
+        "version": 2,
+        "entry": "implement",
+        "engine": {"budget": {"max_total_visits": 30}},
+        "states": {
+            "implement": {
+                "prompt_task": "coder",
+                "max_visits": 3,
+                "on_max_visits": "done",
+                "description": None,
+                "artifacts": {"commit_sha": {"type": "text/plain", "mode": "replace"}},
+                "on_event": {"CodeReady": "implement", "Finished": "done"},
+            },
+            "done": {"prompt_task": "coder", "terminal": True},
+        },
+    },
+}
+
+PACK_YAML = """\
+# a comment
+id: codegen
+name: Codegen loop
+version: 1.0.0
+template_engine: {version: v1, syntax: "{{variable}}"}
+prompts:
+  coder:
+    id: coder
+    name: 'Coder'
+    version: "1.0.0"
+    system_template: |
+      Write code.
+      Last: {{artifacts.commit_sha}}
+    parameters:
+      temperature: 0.2
+      max_tokens: 1000
+      stream: false
+    tools: [write_file, read_file]
+workflow:
+  version: 2
+  entry: implement
+  engine:
+    budget:
+      max_total_visits: 30
+  states:
+    implement:
+      prompt_task: coder
+      max_visits: 3
+      on_max_visits: done
+      description: ~
+      artifacts:
+        commit_sha: {type: text/plain, mode: replace}
+      on_event:
+        CodeReady: implement
+        Finished: done
+    done:
+      prompt_task: coder
+      terminal: true
+"""
+
+PACK_JSON = """\
+{
+  "id": "codegen",
+  "name": "Codegen loop",
+  "version": "1.0.0",
+  "template_engine": {"version": "v1", "syntax": "{{variable}}"},
+  "prompts": {
+    "coder": {
+      "id": "coder",
+      "name": "Coder",
+      "version": "1.0.0",
+      "system_template": "Write code.\\nLast: {{artifacts.commit_sha}}\\n",
+      "parameters": {"temperature": 0.2, "max_tokens": 1000, "stream": false},
+      "tools": ["write_file", "read_file"]
+    }
+  },
+  "workflow": {
+    "version": 2,
+    "entry": "implement",
+    "engine": {"budget": {"max_total_visits": 30}},
+    "states": {
+      "implement": {
+        "prompt_task": "coder",
+        "max_visits": 3,
+        "on_max_visits": "done",
+        "description": null,
+        "artifacts": {"commit_sha": {"type": "text/plain", "mode": "replace"}},
+        "on_event": {"CodeReady": "implement", "Finished": "done"}
+      },
+      "done": {"prompt_task": "coder", "terminal": true}
+    }
+  }
+}
+"""
+
+
+# -- L1: JSON and YAML load to the same document ----------------------------------------------
+
+
+def test_json_and_yaml_of_the_same_pack_load_to_equal_dicts() -> None:
+    from_yaml = load_pack_string(PACK_YAML, format="yaml")
+    from_json = load_pack_string(PACK_JSON, format="json")
+    assert from_yaml == PACK
+    assert from_json == PACK
+    assert_json_compatible(from_yaml)
+
+
+def test_json_and_yaml_files_load_to_equal_dicts(tmp_path: Path) -> None:
+    (tmp_path / "pack.yaml").write_text(PACK_YAML, encoding="utf-8")
+    (tmp_path / "pack.yml").write_text(PACK_YAML, encoding="utf-8")
+    (tmp_path / "pack.json").write_text(PACK_JSON, encoding="utf-8")
+    loaded = [load_pack(str(tmp_path / name)) for name in ("pack.yaml", "pack.yml", "pack.json")]
+    assert loaded == [PACK, PACK, PACK]
+    assert read_pack(str(tmp_path / "pack.json")).format == "json"
+    assert read_pack(str(tmp_path / "pack.yaml")).format == "yaml"
+
+
+def test_format_is_guessed_from_the_text_when_not_given() -> None:
+    assert parse_document(PACK_JSON).format == "json"
+    assert parse_document(PACK_YAML).format == "yaml"
+    assert load_pack_string(PACK_JSON) == load_pack_string(PACK_YAML) == PACK
+
+
+def test_a_json_file_is_read_as_json_whatever_its_content(tmp_path: Path) -> None:
+    path = tmp_path / "pack.json"
+    path.write_text("id: codegen\n", encoding="utf-8")  # YAML, but the extension says JSON
+    with pytest.raises(PackLoadError) as caught:
+        read_document(path)
+    assert "JSON" in caught.value.message
+    assert read_document(path, format="yaml").data == {"id": "codegen"}
+
+
+# JSON is YAML 1.2: the same JSON text read either way gives the same data.
+# (Exponent numbers and characters beyond U+FFFF have their own test below.)
+_bmp_text = st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",)), max_size=20)
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: "e" not in repr(x))
+    | _bmp_text,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(_bmp_text, children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(_bmp_text, _json_values, max_size=5))
+def test_json_text_reads_the_same_as_json_and_as_yaml(value: dict[str, Any]) -> None:
+    text = json.dumps(value)
+    assert parse_document(text, format="json").data == value
+    assert parse_document(text, format="yaml").data == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"n": 1e3}',
+        '{"n": 1E-2}',
+        '{"n": 1.5e10}',
+        json.dumps({"s": "\U0001f600"}),  # {"s": "\ud83d\ude00"}
+    ],
+)
+def test_json_text_with_exponents_and_astral_escapes_reads_the_same_as_yaml(text: str) -> None:
+    assert parse_document(text, format="yaml").data == parse_document(text, format="json").data
+
+
+# -- YAML 1.2-style scalars -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("scalar", "expected"),
+    [
+        ("yes", "yes"),
+        ("Yes", "Yes"),
+        ("no", "no"),
+        ("on", "on"),
+        ("ON", "ON"),
+        ("off", "off"),
+        ("y", "y"),
+        ("n", "n"),
+        ("true", True),
+        ("True", True),
+        ("false", False),
+        ("FALSE", False),
+        ("2024-01-01", "2024-01-01"),
+        ("2001-12-14T21:59:43.10-05:00", "2001-12-14T21:59:43.10-05:00"),
+        ("~", None),
+        ("null", None),
+        ("42", 42),
+        ("-7", -7),
+        ("0.5", 0.5),
+        ("1.0.0", "1.0.0"),
+        ('"true"', "true"),
+        ("'2024-01-01'", "2024-01-01"),
+    ],
+)
+def test_yaml_scalars_follow_yaml_1_2(scalar: str, expected: Any) -> None:
+    data = parse_document(f"value: {scalar}\n", format="yaml").data
+    assert data == {"value": expected}
+    assert type(data["value"]) is type(expected)
+
+
+@pytest.mark.parametrize("scalar", ["12:30:00", "1:20", "="])
+def test_yaml_1_1_only_scalars_stay_strings(scalar: str) -> None:
+    assert parse_document(f"value: {scalar}\n", format="yaml").data == {"value": scalar}
+
+
+def test_yaml_dates_stay_strings_also_as_keys_and_in_lists() -> None:
+    data = parse_document("2024-01-01: [2024-01-02, yes]\n", format="yaml").data
+    assert data == {"2024-01-01": ["2024-01-02", "yes"]}
+
+
+# -- L4: duplicate keys -----------------------------------------------------------------------
+
+
+def test_yaml_duplicate_top_level_key() -> None:
+    error = load_error("id: a\nname: b\nid: c\n", format="yaml", source="pack.yaml")
+    assert "'id'" in error.message
+    assert "line 1" in error.message  # where the first one is
+    assert error.location == Location("pack.yaml", 3, 1)
+    assert error.hint
+
+
+def test_yaml_duplicate_nested_key() -> None:
+    text = "workflow:\n  states:\n    plan:\n      prompt_task: a\n      prompt_task: b\n"
+    error = load_error(text, format="yaml")
+    assert "'prompt_task'" in error.message
+    assert where(error) == (5, 7)
+
+
+def test_yaml_duplicate_key_in_a_flow_mapping() -> None:
+    error = load_error("a: 1\nb: {x: 1, y: 2, x: 3}\n", format="yaml")
+    assert "'x'" in error.message
+    assert where(error) == (2, 17)
+
+
+def test_yaml_duplicate_key_written_differently() -> None:
+    error = load_error("a: 1\n'a': 2\n", format="yaml")
+    assert "'a'" in error.message
+    assert where(error) == (2, 1)
+
+
+def test_json_duplicate_top_level_key() -> None:
+    error = load_error('{"id": "a",\n "name": "b",\n "id": "c"}', format="json", source="p.json")
+    assert "'id'" in error.message
+    assert error.location == Location("p.json", 3, 2)
+    assert error.hint
+
+
+def test_json_duplicate_nested_key() -> None:
+    text = '{"workflow": {\n  "states": {\n    "plan": {"prompt_task": "a",\n' + (
+        '              "prompt_task": "b"}}}}'
+    )
+    error = load_error(text, format="json")
+    assert "'prompt_task'" in error.message
+    assert where(error) == (4, 15)
+
+
+def test_json_duplicate_key_in_an_object_inside_a_list() -> None:
+    text = '{"a": [{"k": 1}, {"k": 1, "j": 2,\n "k": 3}], "k": 0}'
+    error = load_error(text, format="json")
+    assert "'k'" in error.message
+    assert where(error) == (2, 2)
+
+
+def test_json_duplicate_key_written_with_an_escape() -> None:
+    error = load_error('{"a": 1, "b": {"a": 2}, "\\u0061": 3}', format="json")
+    assert "'a'" in error.message
+    assert where(error) == (1, 25)
+
+
+def test_json_key_that_repeats_only_across_objects_is_fine() -> None:
+    data = parse_document('{"a": {"a": {"a": 1}}, "b": [{"a": 1}, {"a": 2}]}', format="json").data
+    assert data == {"a": {"a": {"a": 1}}, "b": [{"a": 1}, {"a": 2}]}
+
+
+# -- keys and numbers outside JSON ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "position"),
+    [
+        ("a: 1\n1: x\n", (2, 1)),
+        ("a: 1\nnull: x\n", (2, 1)),
+        ("a: 1\ntrue: x\n", (2, 1)),
+        ("a: 1\n1.5: x\n", (2, 1)),
+        ("a:\n  ? [1, 2]\n  : x\n", (2, 5)),
+        ("a: {b: {3: x}}\n", (1, 9)),
+    ],
+)
+def test_yaml_non_string_key_is_refused(text: str, position: tuple[int, int]) -> None:
+    error = load_error(text, format="yaml")
+    assert "not a string" in error.message
+    assert where(error) == position
+
+
+def test_yaml_quoted_number_key_is_a_string() -> None:
+    assert parse_document("'1': x\n", format="yaml").data == {"1": "x"}
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_json_nan_and_infinity_are_refused(constant: str) -> None:
+    error = load_error(f'{{"a": 1,\n "b": [{constant}]}}', format="json")
+    assert constant.lstrip("-") in error.message
+
+
+def test_json_nan_error_says_where() -> None:
+    error = load_error('{"a": 1,\n "b": [NaN]}', format="json")
+    assert where(error) == (2, 8)
+
+
+@pytest.mark.parametrize("constant", [".inf", "-.inf", "+.INF", ".Inf", ".nan", ".NaN"])
+def test_yaml_infinities_and_nan_are_refused(constant: str) -> None:
+    error = load_error(f"a: 1\nb: [x, {constant}]\n", format="yaml")
+    assert constant in error.message
+    assert where(error) == (2, 8)
+
+
+def test_yaml_quoted_inf_is_a_string() -> None:
+    assert parse_document("a: '.inf'\n", format="yaml").data == {"a": ".inf"}
+
+
+# -- encodings --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("format", ["json", "yaml"])
+def test_invalid_utf8_gives_the_position_of_the_bad_byte(format: str) -> None:
+    text = b'{"id": "a",\n "name": "b\xffc"}' if format == "json" else b"id: a\nname: b\xffc\n"
+    column = 12 if format == "json" else 8
+    error = load_error(text, format=format, source="bad")
+    assert "UTF-8" in error.message
+    assert "0xff" in error.message
+    assert error.location == Location("bad", 2, column)
+
+
+def test_invalid_utf8_in_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "pack.yaml"
+    path.write_bytes(b"id: a\nname: ok\ndescription: caf\xe9\n")  # Latin-1, not UTF-8
+    with pytest.raises(PackLoadError) as caught:
+        read_pack(str(path))
+    assert caught.value.location == Location(str(path), 3, 17)
+
+
+def test_truncated_utf8_sequence_at_the_end() -> None:
+    error = load_error(b"id: a\nname: \xe2\x82", format="yaml")
+    assert "UTF-8" in error.message
+    assert where(error) == (2, 7)
+
+
+@pytest.mark.parametrize("format", ["json", "yaml"])
+def test_byte_order_mark_is_accepted(format: str) -> None:
+    text = PACK_JSON if format == "json" else PACK_YAML
+    assert load_pack_string(b"\xef\xbb\xbf" + text.encode(), format=format) == PACK
+    assert load_pack_string(b"\xef\xbb\xbf" + text.encode()) == PACK  # format guessed
+
+
+def test_byte_order_mark_in_files(tmp_path: Path) -> None:
+    (tmp_path / "p.json").write_bytes(b"\xef\xbb\xbf" + PACK_JSON.encode())
+    (tmp_path / "p.yaml").write_bytes(b"\xef\xbb\xbf" + PACK_YAML.encode())
+    assert load_pack(str(tmp_path / "p.json")) == load_pack(str(tmp_path / "p.yaml")) == PACK
+
+
+def test_non_ascii_text_is_kept() -> None:
+    data = parse_document("name: Café ☕ 😀\n".encode(), format="yaml").data
+    assert data == {"name": "Café ☕ 😀"}
+
+
+@pytest.mark.parametrize(
+    ("text", "format"),
+    [('{"\\ud800": 1}', "json"), ('"\\ud800": 1\n', "yaml"), ('{"a": "x\\udc00"}', "json")],
+)
+def test_lone_surrogate_escapes_are_refused(text: str, format: str) -> None:
+    load_error(text, format=format)
+
+
+# -- documents and tags -----------------------------------------------------------------------
+
+
+def test_multiple_yaml_documents_are_refused() -> None:
+    error = load_error("id: a\n---\nid: b\n", format="yaml")
+    assert "document" in error.message
+    assert error.location.line == 2
+
+
+def test_an_empty_second_yaml_document_is_refused() -> None:
+    load_error("id: a\n---\n", format="yaml")
+
+
+def test_one_yaml_document_with_markers_is_fine() -> None:
+    assert parse_document("---\nid: a\n...\n", format="yaml").data == {"id": "a"}
+
+
+def test_python_tags_are_refused_and_run_nothing(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    payloads = [
+        f"id: !!python/object/apply:os.system ['touch {marker}']\n",
+        f"!!python/object/apply:os.system ['touch {marker}']\n",
+        f"id: !!python/object/apply:subprocess.call [['touch', '{marker}']]\n",
+        f"id: !!python/object/new:os.system ['touch {marker}']\n",
+        "id: !!python/name:os.system\n",
+        "id: !!python/module:os\n",
+    ]
+    for payload in payloads:
+        error = load_error(payload, format="yaml")
+        assert "python/" in error.message, payload
+    assert not marker.exists()
+
+
+def test_python_tag_in_a_file_is_refused(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    path = tmp_path / "pack.yaml"
+    path.write_text(f"id: a\nname: !!python/object/apply:os.system ['touch {marker}']\n")
+    with pytest.raises(PackLoadError) as caught:
+        load_pack(str(path))
+    assert caught.value.location.file == str(path)
+    assert caught.value.location.line == 2
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("tag", ["!custom", "!<tag:example.com,2024:x>", "!!nonsense"])
+def test_unknown_tags_are_refused(tag: str) -> None:
+    error = load_error(f"a: 1\nb: {tag} 1\n", format="yaml")
+    assert error.location.line == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a: !!str 1", {"a": "1"}),
+        ("a: !!str true", {"a": "true"}),
+        ('a: !!int "7"', {"a": 7}),
+        ("a: !!float 1", {"a": 1.0}),
+        ("a: !!null ''", {"a": None}),
+        ("a: !!map {b: 1}", {"a": {"b": 1}}),
+        ("a: !!seq [1]", {"a": [1]}),
+    ],
+)
+def test_core_schema_tags_are_honoured(text: str, expected: dict[str, Any]) -> None:
+    assert parse_document(text, format="yaml").data == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: !!binary aGVsbG8=",
+        "a: !!set {x, y}",
+        "a: !!timestamp 2024-01-01",
+        "a: !!omap [x: 1, y: 2]",
+        "a: !!pairs [x: 1]",
+    ],
+)
+def test_tags_outside_the_json_data_model_are_refused(text: str) -> None:
+    # bytes, sets, dates and tuples would reach tools that only handle JSON data
+    error = load_error(f"id: x\n{text}\n", format="yaml")
+    assert text.split()[1] in error.message
+    assert where(error) == (2, 4)
+
+
+# -- roots ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "data"),
+    [
+        ("", None),
+        ("# only a comment\n", None),
+        ("---\n...\n", None),
+        ("42\n", 42),
+        ("just text\n", "just text"),
+        ("- a\n- b\n", ["a", "b"]),
+        ("true\n", True),
+    ],
+)
+def test_read_document_returns_any_root_but_packs_must_be_mappings(
+    tmp_path: Path, text: str, data: Any
+) -> None:
+    path = tmp_path / "doc.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert read_document(path).data == data
+    assert parse_document(text, format="yaml").data == data
+    for load in (read_pack, load_pack):
+        with pytest.raises(PackLoadError) as caught:
+            load(str(path))
+        error = caught.value
+        assert "mapping" in error.message
+        assert error.location.file == str(path)
+        assert error.hint
+    with pytest.raises(PackLoadError):
+        load_pack_string(text, format="yaml")
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", '"text"', "3.5", "null", ""])
+def test_json_non_object_roots(text: str) -> None:
+    if text:
+        assert parse_document(text, format="json").data == json.loads(text)
+    with pytest.raises(PackLoadError):
+        load_pack_string(text, format="json")
+
+
+def test_root_error_names_the_type() -> None:
+    with pytest.raises(PackLoadError) as caught:
+        load_pack_string("- a\n", format="yaml")
+    assert "list" in caught.value.message
+    with pytest.raises(PackLoadError) as caught:
+        load_pack_string("", format="yaml")
+    assert "null" in caught.value.message
+
+
+# -- L5: size, depth, aliases -----------------------------------------------------------------
+
+
+def test_size_limit_on_text_and_bytes() -> None:
+    limits = Limits(max_bytes=64)
+    fits = "a: " + "x" * 60 + "\n"  # 64 bytes
+    assert len(fits) == 64
+    assert parse_document(fits, limits=limits).data == {"a": "x" * 60}
+    assert parse_document(fits.encode(), limits=limits).data == {"a": "x" * 60}
+    for too_big in (fits + " ", (fits + " ").encode()):
+        error = load_error(too_big, limits=limits)
+        assert "64" in error.message
+        assert error.hint
+
+
+def test_size_limit_on_files(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_text('{"a": "' + "x" * 1000 + '"}', encoding="utf-8")
+    with pytest.raises(PackLoadError) as caught:
+        read_document(path, limits=Limits(max_bytes=100))
+    assert "larger" in caught.value.message
+    assert caught.value.location.file == str(path)
+    with pytest.raises(PackLoadError):
+        load_pack(str(path), limits=Limits(max_bytes=100))
+    assert load_pack(str(path), limits=Limits(max_bytes=2000)) == {"a": "x" * 1000}
+
+
+def test_default_size_limit_refuses_a_file_just_over_it(tmp_path: Path) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_bytes(b"a: " + b"x" * reference.DEFAULT_LIMITS.max_bytes)
+    with pytest.raises(PackLoadError) as caught:
+        read_pack(str(path))
+    assert "larger" in caught.value.message
+
+
+def _nested(depth: int, open_: str, close: str, leaf: str = "") -> str:
+    return open_ * depth + leaf + close * depth
+
+
+@pytest.mark.parametrize("format", ["json", "yaml"])
+def test_depth_limit_on_lists(format: str) -> None:
+    limits = Limits(max_depth=10)
+    assert parse_document(_nested(10, "[", "]"), format=format, limits=limits).data is not None
+    error = load_error(_nested(11, "[", "]"), format=format, limits=limits)
+    assert "10 levels" in error.message
+    assert error.hint
+
+
+@pytest.mark.parametrize("format", ["json", "yaml"])
+def test_depth_limit_on_mappings(format: str) -> None:
+    limits = Limits(max_depth=10)
+    # nine mappings around an empty one: ten levels
+    assert parse_document(_nested(9, '{"a": ', "}", "{}"), format=format, limits=limits).data
+    error = load_error(_nested(10, '{"a": ', "}", "{}"), format=format, limits=limits)
+    assert "10 levels" in error.message
+
+
+def test_depth_error_in_json_points_at_the_first_value_too_deep() -> None:
+    error = load_error(_nested(12, "[", "]"), format="json", limits=Limits(max_depth=10))
+    assert error.location.pointer == "/0" * 10
+
+
+def test_very_deep_json_nesting_is_refused_with_a_position() -> None:
+    error = load_error(_nested(10_000, "[", "]"), format="json", source="deep")
+    assert "256 levels" in error.message
+    assert error.location == Location("deep", 1, 257)
+
+
+def test_very_deep_yaml_flow_nesting_is_refused_at_the_flow_limit() -> None:
+    error = load_error(_nested(10_000, "[", "]"), format="yaml", source="deep")
+    assert "64 levels" in error.message
+    assert error.location == Location("deep", 1, 65)
+
+
+def test_very_deep_yaml_block_nesting_is_refused() -> None:
+    error = load_error("- " * 10_000 + "x\n", format="yaml")
+    assert "256 levels" in error.message
+    assert error.location.line == 1
+
+
+def test_very_deep_json_objects_are_refused() -> None:
+    error = load_error(_nested(10_000, '{"a":', "}", "1"), format="json")
+    assert "256 levels" in error.message
+    assert error.location.line == 1
+
+
+@pytest.mark.parametrize(
+    "text", ["[[[1]]]", '{"a": {"b": {"c": 1}}}', '{"a": [["x"]]}'], ids=["list", "map", "mixed"]
+)
+def test_depth_limit_agrees_between_json_and_yaml(text: str) -> None:
+    # max_depth counts mappings and sequences; scalars add no level
+    limits = Limits(max_depth=3)
+    assert parse_document(text, format="json", limits=limits).data == json.loads(text)
+    assert parse_document(text, format="yaml", limits=limits).data == json.loads(text)
+    deeper = f"[{text}]"
+    load_error(deeper, format="json", limits=limits)
+    load_error(deeper, format="yaml", limits=limits)
+
+
+def test_aliases_that_make_a_structure_too_deep_are_refused() -> None:
+    # Written, nothing is deeper than 5 levels; expanded, 'b' is 7 levels deep.
+    text = "a: &a [[[[]]]]\nb: [[*a]]\n"
+    expanded = {"a": [[[[]]]], "b": [[[[[[]]]]]]}
+    assert parse_document(text, format="yaml", limits=Limits(max_depth=7)).data == expanded
+    error = load_error(text, format="yaml", limits=Limits(max_depth=6))
+    assert "6 levels" in error.message
+    assert error.location.line is not None
+
+
+def test_aliases_that_repeat_a_value_are_fine() -> None:
+    text = "base: &base {type: text/plain, mode: append}\nx: *base\ny: [*base, *base]\n"
+    data = parse_document(text, format="yaml").data
+    base = {"type": "text/plain", "mode": "append"}
+    assert data == {"base": base, "x": base, "y": [base, base]}
+
+
+def test_merge_keys_are_ordinary_keys() -> None:
+    # YAML 1.2 (and JSON) has no merge keys: `<<` is a key like any other.
+    text = "base: &base {a: 1, b: 2}\nx:\n  <<: *base\n  b: 3\n"
+    assert parse_document(text, format="yaml").data == {
+        "base": {"a": 1, "b": 2},
+        "x": {"<<": {"a": 1, "b": 2}, "b": 3},
+    }
+
+
+@pytest.mark.parametrize("text", ["a: &a [1, *a]\n", "a: &a {b: {c: *a}}\n", "&r [*r]\n"])
+def test_recursive_alias_is_refused(text: str) -> None:
+    error = load_error(text, format="yaml")
+    assert "recursive" in error.message
+    assert error.location.line == 1
+
+
+def _billion_laughs(levels: int = 9, width: int = 9) -> str:
+    lines = ['l0: &l0 ["lol"' + ', "lol"' * (width - 1) + "]"]
+    for i in range(1, levels + 1):
+        lines.append(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * width) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def test_alias_bomb_is_refused() -> None:
+    error = load_error(_billion_laughs(), format="yaml", source="bomb.yaml")
+    assert "alias" in error.message
+    assert error.location.file == "bomb.yaml"
+    assert error.location.line is not None
+    assert error.hint
+
+
+def test_alias_bomb_of_mappings_is_refused() -> None:
+    lines = ["m0: &m0 {a: x, b: x, c: x, d: x, e: x, f: x, g: x, h: x}"]
+    for i in range(1, 12):
+        keys = ", ".join(f"{k}: *m{i - 1}" for k in "abcdefgh")
+        lines.append(f"m{i}: &m{i} {{{keys}}}")
+    error = load_error("\n".join(lines) + "\n", format="yaml")
+    assert "alias" in error.message
+
+
+def test_alias_expansion_limit_is_a_parameter() -> None:
+    small = _billion_laughs(levels=2, width=3)  # expands to a few dozen values
+    assert parse_document(small, format="yaml").data["l2"] == [[["lol"] * 3] * 3] * 3
+    error = load_error(small, format="yaml", limits=Limits(max_nodes=10))
+    assert "10 values" in error.message
+
+
+# -- Document.locate --------------------------------------------------------------------------
+
+LOCATE_YAML = """\
+id: p
+workflow:
+  states:
+    a/b:
+      on_event:
+        Go: "c~d"
+    "c~d":
+      artifacts:
+        - first
+        - name: second
+"""
+
+
+@pytest.mark.parametrize(
+    ("pointer", "line", "column"),
+    [
+        ("", 1, 1),
+        ("/id", 1, 5),
+        ("/workflow", 3, 3),
+        ("/workflow/states/a~1b", 5, 7),
+        ("/workflow/states/a~1b/on_event/Go", 6, 13),
+        ("/workflow/states/c~0d", 8, 7),
+        ("/workflow/states/c~0d/artifacts/0", 9, 11),
+        ("/workflow/states/c~0d/artifacts/1/name", 10, 17),
+    ],
+)
+def test_locate_gives_line_and_column_for_yaml(pointer: str, line: int, column: int) -> None:
+    document = parse_document(LOCATE_YAML, format="yaml", source="p.yaml")
+    assert document.locate(pointer) == Location("p.yaml", line, column, pointer)
+
+
+@pytest.mark.parametrize(
+    "pointer",
+    ["/nope", "/workflow/states/a/b", "/workflow/states/c~0d/artifacts/5", "/id/deeper", "/x/0"],
+)
+def test_locate_without_a_match_keeps_only_file_and_pointer(pointer: str) -> None:
+    document = parse_document(LOCATE_YAML, format="yaml", source="p.yaml")
+    assert document.locate(pointer) == Location("p.yaml", pointer=pointer)
+
+
+def test_locate_in_json_has_no_line() -> None:
+    document = parse_document('{"a": {"b/c": [1, 2]}}', format="json", source="p.json")
+    assert isinstance(document, Document)
+    assert document.locate("/a/b~1c/1") == Location("p.json", None, None, "/a/b~1c/1")
+    assert document.locate("") == Location("p.json", pointer="")
+
+
+def test_read_pack_locates_in_files(tmp_path: Path) -> None:
+    path = tmp_path / "pack.yaml"
+    path.write_text(PACK_YAML, encoding="utf-8")
+    document = read_pack(str(path))
+    location = document.locate("/workflow/states/implement/max_visits")
+    assert location == Location(str(path), 28, 19, "/workflow/states/implement/max_visits")
+
+
+# -- files ------------------------------------------------------------------------------------
+
+
+def test_missing_file_gives_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "missing.yaml"
+    for load in (read_document, read_pack, load_pack):
+        with pytest.raises(PackLoadError) as caught:
+            load(str(path))  # type: ignore[operator]
+        error = caught.value
+        assert "cannot read" in error.message
+        assert "No such file" in error.message
+        assert error.location == Location(str(path))
+        assert error.hint
+        assert str(path) in str(error)
+
+
+def test_a_directory_is_not_a_pack(tmp_path: Path) -> None:
+    with pytest.raises(PackLoadError) as caught:
+        load_pack(str(tmp_path))
+    assert "cannot read" in caught.value.message
+
+
+def test_errors_from_files_name_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "pack.yaml"
+    path.write_text("id: [unclosed\n", encoding="utf-8")
+    with pytest.raises(PackLoadError) as caught:
+        load_pack(str(path))
+    error = caught.value
+    assert error.location.file == str(path)
+    assert error.location.line is not None
+    assert "YAML" in error.message
+    assert str(error).startswith(f"{path}:")
+
+
+def test_json_syntax_error_has_a_position() -> None:
+    error = load_error('{"a": 1,\n "b": }', format="json")
+    assert "JSON" in error.message
+    assert where(error) == (2, 7)
