@@ -101,7 +101,8 @@ def _area_level(area: str, cases: list[CaseVerdict]) -> AreaLevel:
         return AreaLevel(area, None, top, (), "no MUST case was run", *counts)
     level = BELOW_ZERO
     blocking: tuple[str, ...] = ()
-    for candidate in range(top + 1):
+    # A level above every MUST case that was run is not shown, so it is not claimed.
+    for candidate in range(max(c.level for c in must) + 1):
         failing = tuple(sorted(c.id for c in must if c.level == candidate and not c.passed))
         if failing:
             blocking = failing
@@ -114,6 +115,8 @@ def _area_level(area: str, cases: list[CaseVerdict]) -> AreaLevel:
         )
     elif blocking:
         reason = f"Level {level + 1} needs {len(blocking)} more MUST case(s) to pass"
+    elif level < top:
+        reason = f"every MUST case run passes; none of Level {level + 1} or above was run"
     else:
         reason = "every MUST case passes"
     return AreaLevel(area, level, top, blocking, reason, *counts)

@@ -143,13 +143,23 @@ def _compare_matcher(matcher: Mapping[str, Any], actual: Any, path: str) -> Mism
             if not any(compare(want, got) is None for got in items):
                 return Mismatch(path, matcher, actual, f"{_show(want)} missing")
         return None
-    # $unordered: a greedy one-to-one pairing is exact for plain values, the common case.
-    remaining = list(items)
-    for want in operand:
-        match = next((i for i, got in enumerate(remaining) if compare(want, got) is None), None)
-        if match is None:
-            return Mismatch(path, matcher, actual, f"{_show(want)} missing")
-        remaining.pop(match)
-    if remaining:
-        return Mismatch(path, matcher, actual, f"unexpected {_show(remaining[0])}")
+    # $unordered: a one-to-one pairing of expected and actual items (matchers may overlap, so
+    # pair by augmenting paths, not greedily).
+    if len(items) != len(operand):
+        return Mismatch(path, matcher, actual, f"{len(items)} items, not {len(operand)}")
+    fits = [[j for j, got in enumerate(items) if compare(want, got) is None] for want in operand]
+    owner: dict[int, int] = {}  # actual index -> expected index
+
+    def place(i: int, seen: set[int]) -> bool:
+        for j in fits[i]:
+            if j not in seen:
+                seen.add(j)
+                if j not in owner or place(owner[j], seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    for i, want in enumerate(operand):
+        if not place(i, set()):
+            return Mismatch(path, matcher, actual, f"no item left for {_show(want)}")
     return None

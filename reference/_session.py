@@ -250,6 +250,7 @@ class Session:
             ],
             "tool_calls": self._tool_calls,
             "elapsed_sec": self.elapsed(),
+            "exhausted_by": self._exhausted_by,
         }
 
     def snapshot(self) -> dict[str, Any]:
