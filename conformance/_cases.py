@@ -73,6 +73,7 @@ class ValidationExpectation:
     errors: tuple[DiagnosticRef, ...] = ()
     warnings: tuple[DiagnosticRef, ...] = ()
     absent: tuple[str, ...] = ()
+    exact: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -304,6 +305,7 @@ def _validation(data: Mapping[str, Any] | None) -> ValidationExpectation | None:
         errors=refs("errors"),
         warnings=refs("warnings"),
         absent=tuple(data.get("absent", [])),
+        exact=tuple(data.get("exact", [])),
     )
 
 

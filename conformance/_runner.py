@@ -259,6 +259,14 @@ def validation_problems(
     for code in expected.absent:
         if any(c == code for _, c, _ in reported):
             problems.append(f"{code} reported but must not be")
+    for code in expected.exact:
+        listed = [d for d in expected.errors + expected.warnings if d.code == code]
+        extra = [(c, p) for s, c, p in reported if c == code and s == "warning"]
+        for want in listed:
+            index = _find(want, extra)
+            if index is not None:
+                extra.pop(index)
+        problems.extend(f"unexpected warning {DiagnosticRef(c, p)}" for c, p in extra)
     return problems
 
 
