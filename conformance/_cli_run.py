@@ -159,7 +159,11 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
     _print_results(results, expected, out)
     print(render_levels(levels, capabilities), file=out)
     elapsed = time.perf_counter() - started
-    counts = ", ".join(f"{n} {k}" for k, n in outcome.counts.items() if n)
+    counts = ", ".join(
+        f"{outcome.counts[k]} {k}"
+        for k in ("passed", "failed", "errored", "skipped", "timeout")
+        if outcome.counts.get(k)
+    )
     print(
         f"{len(results)} cases ({counts}) in {elapsed:.2f} s against {capabilities.name}", file=out
     )

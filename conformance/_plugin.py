@@ -9,6 +9,7 @@ Works under pytest-xdist: results are gathered from the reports the controller r
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -85,7 +86,17 @@ class _PluginState:
         self.areas: list[str] = option.ppconf_area
         self.require_level: int | None = option.ppconf_require_level
         self.timeout: float = option.ppconf_timeout
-        self._runner: Runner | None = None
+        # Loaded now, so a bad spec is a usage error before anything runs (each xdist worker
+        # loads its own).
+        try:
+            adapter: Adapter = (
+                ReferenceAdapter()
+                if self.adapter_spec == REFERENCE
+                else load_adapter(self.adapter_spec)
+            )
+        except AdapterError as error:
+            raise pytest.UsageError(f"ppconf: {error}") from None
+        self.runner = Runner(adapter, timeout=self.timeout)
         self.outcomes: dict[str, dict[str, bool]] = {}  # case id -> part -> passed
         self.cases: dict[str, tuple[str, int, str]] = {}  # case id -> area, level, requirement
         self.levels: LevelReport | None = None
@@ -97,21 +108,6 @@ class _PluginState:
             for case_id in self.expected
             if case_id in self.outcomes and all(self.outcomes[case_id].values())
         )
-
-    @property
-    def runner(self) -> Runner:
-        """The adapter, created on first use (in each xdist worker, its own)."""
-        if self._runner is None:
-            try:
-                adapter: Adapter = (
-                    ReferenceAdapter()
-                    if self.adapter_spec == REFERENCE
-                    else load_adapter(self.adapter_spec)
-                )
-            except AdapterError as error:
-                raise pytest.UsageError(f"ppconf: {error}") from None
-            self._runner = Runner(adapter, timeout=self.timeout)
-        return self._runner
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -187,7 +183,8 @@ class CaseItem(pytest.Item):
     def runtest(self) -> None:
         result = self.config.stash[_STATE].runner.run_part(self.case, self.part)
         if result.outcome == "skipped":
-            pytest.skip(result.message)
+            # Reported at the case, not at this line of the plugin.
+            raise pytest.skip.Exception(result.message, _use_item_location=True)
         if result.outcome != "passed":
             raise CaseFailure(result.outcome, result.message)
 
@@ -196,8 +193,11 @@ class CaseItem(pytest.Item):
             return f"{excinfo.value.outcome}: {excinfo.value.message}"
         return super().repr_failure(excinfo, style)
 
-    def reportinfo(self) -> tuple[str, int | None, str]:
-        return self.case.source, None, f"{self.case.id} [{self.part}]"
+    def reportinfo(self) -> tuple[Path, int, str]:
+        case = self.case
+        pointer = next((s.pointer for s in case.scenarios if s.name == self.part), f"/{self.part}")
+        line = case.document.locate(pointer).line if case.document is not None else None
+        return case.file, (line or 1) - 1, f"{case.id} [{self.part}]"
 
 
 class CaseFailure(Exception):
@@ -220,8 +220,12 @@ class _SessionHooks:
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         """Add the catalog's items (before -k and -m deselect)."""
-        collector = CatalogCollector.from_parent(session, name="ppconf")
-        items.extend(collector.collect())
+        collector = CatalogCollector.from_parent(session, name="ppconf", nodeid="ppconf")
+        collected: list[pytest.Item | pytest.Collector] = list(collector.collect())
+        items.extend(item for item in collected if isinstance(item, pytest.Item))
+        # Tell the terminal and other plugins about the items, as for any collected node.
+        report = pytest.CollectReport(collector.nodeid, "passed", None, collected)
+        session.ihook.pytest_collectreport(report=report)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Note each case part's outcome (on the xdist controller, from the workers' reports)."""

@@ -260,13 +260,15 @@ def validation_problems(
         if any(c == code for _, c, _ in reported):
             problems.append(f"{code} reported but must not be")
     for code in expected.exact:
-        listed = [d for d in expected.errors + expected.warnings if d.code == code]
-        extra = [(c, p) for s, c, p in reported if c == code and s == "warning"]
-        for want in listed:
-            index = _find(want, extra)
+        # One-to-one: each listed warning takes one reported warning of the code.
+        unpaired = [(c, p) for s, c, p in reported if c == code and s == "warning"]
+        for want in (d for d in expected.warnings if d.code == code):
+            index = _find(want, unpaired)
             if index is not None:
-                extra.pop(index)
-        problems.extend(f"unexpected warning {DiagnosticRef(c, p)}" for c, p in extra)
+                unpaired.pop(index)
+            elif _find(want, warnings) is not None:  # else already reported missing above
+                problems.append(f"missing warning {want} (listed {code} warnings are exact)")
+        problems.extend(f"unexpected warning {DiagnosticRef(c, p)}" for c, p in unpaired)
     return problems
 
 
@@ -287,7 +289,14 @@ def _run_scenario(case: Case, scenario: Scenario, adapter: Adapter) -> None:
     except Rejected as rejection:
         if scenario.start_rejection == rejection.code:
             return
-        raise _Failure(f"{where}: the session did not start: {rejection.code}") from None
+        expected = (
+            f"expected a refusal with {scenario.start_rejection}"
+            if scenario.start_rejection
+            else "expected it to start"
+        )
+        raise _Failure(
+            f"{where}: the session refused to start with {rejection.code}, {expected}"
+        ) from None
     if scenario.start_rejection is not None:
         raise _Failure(
             f"{where}: the session started, expected a refusal with {scenario.start_rejection}"
@@ -332,7 +341,7 @@ def _run_step(
             expected = code + (f" ({limit})" if limit else "")
             raise _Failure(f"{where}: expected rejection {expected}, got {_describe(rejection)}")
     elif wanted is not None:
-        shown = f" ({transition['from']} -> {transition['to']})" if transition else ""
+        shown = f" ({transition.get('from')} -> {transition.get('to')})" if transition else ""
         raise _Failure(f"{where}: accepted{shown}, expected rejection {_describe_wanted(wanted)}")
     if "transition" in expect:
         observed = {"redirected": False, **(transition or {})}

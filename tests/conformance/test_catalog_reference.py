@@ -1,4 +1,4 @@
-"""The catalog run against the reference interpreter: every case passes, and the catalog is whole."""
+"""The catalog against the reference interpreter: every case passes, and the catalog is whole."""
 
 from __future__ import annotations
 
@@ -51,7 +51,9 @@ def test_coverage_check_notices_a_missing_code() -> None:
 
 
 def test_every_case_declares_rules_known_to_the_contract() -> None:
-    known = {r.id for r in RULES} | set(WORKFLOW_ERROR_CODES + WORKFLOW_WARNING_CODES + REJECTION_CODES)
+    known = {r.id for r in RULES} | set(
+        WORKFLOW_ERROR_CODES + WORKFLOW_WARNING_CODES + REJECTION_CODES
+    )
     unknown = {(c.id, r) for c in CATALOG.cases for r in c.rules if r not in known}
     assert unknown == set()
 

@@ -1,0 +1,423 @@
+"""Deliberately broken runtimes come out at exactly the levels SEMANTICS section 5 gives them.
+
+Each fake of ``fakes.py`` is measured three ways: in-process (runner, verdicts, levels), through
+``ppconf run`` (table and exit status) and through the pytest plugin (summary table and exit
+status, once under pytest-xdist). Assertions are on levels and on which cases fail and why,
+never on case counts, so they hold while the catalog grows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import fakes
+import pytest
+
+from conformance import (
+    CaseResult,
+    Catalog,
+    LevelReport,
+    Runner,
+    compute_levels,
+    load_adapter,
+    verdicts,
+)
+from conformance._cli import main
+from conformance._levels import BELOW_ZERO, describe_level
+
+pytest_plugins = ["pytester"]
+
+NOT_ASSESSED = None
+HANG_TIMEOUT = 0.5
+
+# fake -> (workflow, loops, headline); compositions has no case yet and is never assessed here.
+EXPECTED: dict[str, tuple[int, int, int]] = {
+    "IgnoresWorkflows": (0, 0, 0),
+    "IgnoresWorkflowsSilently": (0, 0, 0),
+    "ValidatesOnly": (1, 0, 0),
+    "ValidatesOnlyNoSessions": (1, 0, 0),
+    "RejectsWorkflows": (BELOW_ZERO, BELOW_ZERO, BELOW_ZERO),
+    "AlwaysWrong": (BELOW_ZERO, BELOW_ZERO, BELOW_ZERO),
+    "Hangs": (1, 2, 1),
+}
+FAKES = sorted(EXPECTED)
+ALL_FAKES = [*FAKES, "RaisesSometimes"]
+
+
+def raises_sometimes_levels(catalog: Catalog) -> tuple[int, int, int]:
+    """Errored counts as not passed: each area stops just below its lowest crashed MUST case."""
+    hit = {c.id for c in catalog.cases if fakes.RaisesSometimes.LETTER in fakes.pack_id(c.pack)}
+    levels = []
+    for area in ("workflow", "loops"):
+        must = [c for c in catalog.cases if c.area == area and c.requirement == "MUST"]
+        crashed = [c.level for c in must if c.id in hit]
+        levels.append(min(crashed) - 1 if crashed else max(c.level for c in must))
+    headline = BELOW_ZERO if BELOW_ZERO in levels else min(levels)  # both areas top out at 2
+    return levels[0], levels[1], headline
+
+
+def expected_for(name: str, catalog: Catalog) -> tuple[int, int, int]:
+    if name == "RaisesSometimes":
+        return raises_sometimes_levels(catalog)
+    return EXPECTED[name]
+
+
+def timeout_for(name: str) -> float:
+    return HANG_TIMEOUT if name == "Hangs" else 10.0
+
+
+_RESULTS: dict[str, list[CaseResult]] = {}
+
+
+class FakeRuns:
+    """``runs(name)``: the built-in catalog run in-process against a fake (once per session);
+    ``runs.expected(name)``: the levels it must reach."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+
+    def __call__(self, name: str) -> list[CaseResult]:
+        if name not in _RESULTS:
+            adapter = load_adapter(f"fakes:{name}")
+            runner = Runner(adapter, timeout=timeout_for(name))
+            _RESULTS[name] = runner.run_all(self.catalog.cases)
+        return _RESULTS[name]
+
+    def expected(self, name: str) -> tuple[int, int, int]:
+        return expected_for(name, self.catalog)
+
+
+@pytest.fixture
+def run_fake(catalog: Catalog) -> FakeRuns:
+    return FakeRuns(catalog)
+
+
+def levels_of(results: list[CaseResult]) -> LevelReport:
+    return compute_levels(verdicts(results))
+
+
+def level_triple(levels: LevelReport) -> tuple[int | None, int | None, int | None]:
+    workflow, loops = levels.area("workflow"), levels.area("loops")
+    assert workflow is not None
+    assert loops is not None
+    return workflow.level, loops.level, levels.headline
+
+
+def must_level0_with_workflow(catalog: Catalog, area: str) -> list[str]:
+    """The MUST Level 0 cases of an area whose pack carries a ``workflow`` field."""
+    return sorted(
+        c.id
+        for c in catalog.cases
+        if c.area == area
+        and c.level == 0
+        and c.requirement == "MUST"
+        and "workflow" in (c.pack.document or {})
+    )
+
+
+def failing_ids(results: list[CaseResult]) -> list[str]:
+    return sorted(r.case.id for r in results if not r.passed)
+
+
+# -- in-process ---------------------------------------------------------------------------------
+
+
+def test_the_catalog_can_tell_the_fakes_apart(catalog: Catalog) -> None:
+    """The preconditions the expected levels rest on (SEMANTICS 5), stated so a gap is named."""
+    for area in ("workflow", "loops"):
+        assert must_level0_with_workflow(catalog, area), f"no MUST Level 0 {area} case"
+        for level in (1, 2):
+            assert any(
+                c.area == area and c.level == level and c.requirement == "MUST"
+                for c in catalog.cases
+            ), f"no MUST Level {level} {area} case"
+    # loops Level 1 includes enforcing max_visits (X5): some MUST case runs a session.
+    assert any(
+        c.area == "loops" and c.level == 1 and c.requirement == "MUST" and c.scenarios
+        for c in catalog.cases
+    )
+    hang = [
+        c for c in catalog.cases if (c.pack.document or {}).get("id") == fakes.Hangs.HANG_PACK_ID
+    ]
+    assert [(c.id, c.level, c.requirement) for c in hang] == [
+        ("workflow.execution.unknown-event", 2, "MUST")
+    ]
+
+
+def test_the_reference_is_the_control(catalog: Catalog) -> None:
+    results = Runner(load_adapter("conformance:ReferenceAdapter")).run_all(catalog.cases)
+    assert failing_ids(results) == []
+    assert level_triple(levels_of(results)) == (2, 2, 2)
+
+
+@pytest.mark.parametrize("name", ALL_FAKES)
+def test_levels_in_process(
+    name: str, catalog: Catalog, run_fake: Callable[[str], list[CaseResult]]
+) -> None:
+    levels = levels_of(run_fake(name))
+    assert level_triple(levels) == expected_for(name, catalog)
+    compositions = levels.area("compositions")
+    assert compositions is not None
+    assert compositions.level is NOT_ASSESSED
+
+
+@pytest.mark.parametrize("name", ["IgnoresWorkflows", "IgnoresWorkflowsSilently"])
+def test_ignoring_workflows_loads_everything_and_nothing_more(
+    name: str, run_fake: Callable[[str], list[CaseResult]]
+) -> None:
+    for result in run_fake(name):
+        for part in result.parts:
+            if part.part == "load":
+                assert part.outcome == "passed", (result.case.id, part.message)
+            elif part.part == "validation" and name == "IgnoresWorkflowsSilently":
+                assert part.outcome in ("passed", "failed")
+            else:
+                assert part.outcome == "skipped", (result.case.id, part)
+                assert part.message.startswith("unsupported by the runtime: this runtime does not")
+    levels = levels_of(run_fake(name))
+    for area in ("workflow", "loops"):
+        measured = levels.area(area)
+        assert measured is not None
+        assert measured.reason.startswith("Level 1 needs")
+        assert all(case_id.startswith(f"{area}.") for case_id in measured.blocking)
+
+
+@pytest.mark.parametrize("name", ["ValidatesOnly", "ValidatesOnlyNoSessions"])
+def test_validating_only_fails_every_blocking_case_in_a_session(
+    name: str, catalog: Catalog, run_fake: Callable[[str], list[CaseResult]]
+) -> None:
+    results = run_fake(name)
+    for result in results:
+        for part in result.parts:
+            if part.part in ("load", "validation"):
+                assert part.outcome == "passed", (result.case.id, part.message)
+    levels = levels_of(results)
+    workflow, loops = levels.area("workflow"), levels.area("loops")
+    assert workflow is not None
+    assert loops is not None
+    for area in (workflow, loops):
+        assert area.blocking
+        for case_id in area.blocking:
+            case = catalog.get(case_id)
+            assert case is not None
+            assert case.scenarios, case_id
+    assert {catalog.get(i).level for i in workflow.blocking} == {2}  # type: ignore[union-attr]
+    assert {catalog.get(i).level for i in loops.blocking} == {1}  # type: ignore[union-attr]
+    wanted = "skipped" if name == "ValidatesOnlyNoSessions" else "failed"
+    blocked = [r for r in results if r.case.id in workflow.blocking]
+    assert {r.outcome for r in blocked} == {wanted}
+
+
+def test_rejecting_workflows_is_below_level_0_naming_the_cases(
+    catalog: Catalog, run_fake: Callable[[str], list[CaseResult]]
+) -> None:
+    results = run_fake("RejectsWorkflows")
+    levels = levels_of(results)
+    for area in ("workflow", "loops"):
+        measured = levels.area(area)
+        assert measured is not None
+        expected = must_level0_with_workflow(catalog, area)
+        assert list(measured.blocking) == expected
+        assert measured.reason.startswith("the runtime fails Level 0 cases")
+        for case_id in expected:
+            assert case_id in measured.reason
+    by_id = {r.case.id: r for r in results}
+    for case_id in must_level0_with_workflow(catalog, "workflow"):
+        message = by_id[case_id].parts[0].message
+        assert "the runtime refused a pack it must load: unknown field 'workflow'" in message
+    assert by_id["workflow.load.pack-without-workflow"].passed
+
+
+def test_always_wrong_fails_every_case(run_fake: Callable[[str], list[CaseResult]]) -> None:
+    results = run_fake("AlwaysWrong")
+    outcomes = {(r.case.id, p.part): p.outcome for r in results for p in r.parts}
+    assert {k: v for k, v in outcomes.items() if v != "failed"} == {}
+
+
+def test_raising_sometimes_errors_those_cases_and_the_run_goes_on(
+    catalog: Catalog, run_fake: Callable[[str], list[CaseResult]]
+) -> None:
+    results = run_fake("RaisesSometimes")
+    letter = fakes.RaisesSometimes.LETTER
+    hit = {c.id for c in catalog.cases if letter in fakes.pack_id(c.pack)}
+    assert hit, f"no pack id contains {letter!r}: the fake crashes on nothing"
+    assert len(hit) < len(catalog.cases)
+    assert len(results) == len(catalog.cases)
+    for result in results:
+        if result.case.id in hit:
+            assert result.outcome == "errored"
+            for part in result.parts:
+                assert part.outcome == "errored"
+                assert "the adapter raised RuntimeError: crashed on pack" in part.message
+                assert re.search(r"fakes\.py:\d+$", part.message), part.message
+        else:
+            assert result.passed, (result.case.id, result.failures())
+
+    levels = levels_of(results)
+    assert level_triple(levels) == raises_sometimes_levels(catalog)
+    for area in levels.areas:
+        assert set(area.blocking) <= hit
+
+
+def test_a_hang_times_out_and_the_next_cases_still_run(
+    catalog: Catalog, run_fake: Callable[[str], list[CaseResult]]
+) -> None:
+    results = run_fake("Hangs")
+    ids = [r.case.id for r in results]
+    assert ids == [c.id for c in catalog.cases]
+    hung = ids.index("workflow.execution.unknown-event")
+    assert results[hung].outcome == "timeout"
+    assert results[hung].parts[0].message == f"no answer within {HANG_TIMEOUT:g} s"
+    assert results[hung].duration < fakes.HANG_SECONDS
+    assert hung + 1 < len(results), "the hanging case is the last one; nothing runs after it"
+    assert all(r.passed for i, r in enumerate(results) if i != hung)
+
+
+# -- ppconf run ---------------------------------------------------------------------------------
+
+
+def cli_run(name: str, *extra: str) -> list[str]:
+    return [
+        "run",
+        "--adapter",
+        f"fakes:{name}",
+        "--timeout",
+        f"{timeout_for(name):g}",
+        *extra,
+    ]
+
+
+def shown(triple: tuple[int, int, int]) -> dict[str, str]:
+    workflow, loops, headline = triple
+    return {
+        "workflow": describe_level(workflow),
+        "loops": describe_level(loops),
+        "compositions": "not assessed",
+        "headline": describe_level(headline),
+    }
+
+
+@pytest.mark.usefixtures("cached_catalog", "fakes_importable")
+@pytest.mark.parametrize("name", ALL_FAKES)
+def test_levels_through_the_cli(
+    name: str,
+    catalog: Catalog,
+    capsys: pytest.CaptureFixture[str],
+    level_table: Callable[..., dict[str, str]],
+) -> None:
+    expected = expected_for(name, catalog)
+    headline = expected[2]
+
+    assert main(cli_run(name)) == 1  # every fake fails cases
+    out = capsys.readouterr().out
+    assert level_table(out.splitlines()) == shown(expected)
+    assert "FAILED: " in out
+    assert f"against {getattr(fakes, name).NAME}" in out
+
+    # With a level asked for, only the level decides.
+    status = main(cli_run(name, "--require-level", str(max(headline, 0))))
+    out = capsys.readouterr().out
+    assert level_table(out.splitlines()) == shown(expected)
+    if headline >= 0:
+        assert status == 0
+        assert "FAILED: " not in out
+    else:
+        assert status == 1
+        assert "FAILED: headline level below 0 is below the required 0" in out
+        for area, level in zip(("workflow", "loops"), expected, strict=False):
+            if level == BELOW_ZERO:
+                assert f"{area}: the runtime fails Level 0 cases" in out
+    if name == "RaisesSometimes":
+        hit = [c.id for c in catalog.cases if fakes.RaisesSometimes.LETTER in fakes.pack_id(c.pack)]
+        for case_id in hit:
+            assert f"ERRORED {case_id} [" in out
+
+
+@pytest.mark.usefixtures("cached_catalog", "fakes_importable")
+@pytest.mark.parametrize("name", ["IgnoresWorkflows", "ValidatesOnly", "Hangs"])
+def test_the_cli_fails_a_run_one_level_short(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    headline = EXPECTED[name][2]
+    assert main(cli_run(name, "--require-level", str(headline + 1))) == 1
+    out = capsys.readouterr().out
+    assert f"FAILED: headline level {headline} is below the required {headline + 1}" in out
+
+
+# -- the pytest plugin --------------------------------------------------------------------------
+
+
+def expected_failures_file(path: Path, ids: list[str]) -> Path:
+    path.write_text("".join(f"{i}: known to fail in this fake\n" for i in ids), encoding="utf-8")
+    return path
+
+
+def plugin_args(name: str, *extra: str) -> list[str]:
+    return [
+        f"--ppconf-adapter=fakes:{name}",
+        f"--ppconf-timeout={timeout_for(name):g}",
+        *extra,
+    ]
+
+
+@pytest.mark.parametrize("name", ALL_FAKES)
+def test_levels_through_the_plugin(
+    name: str,
+    pytester: pytest.Pytester,
+    run_pytest: Callable[..., pytest.RunResult],
+    run_fake: FakeRuns,
+    level_table: Callable[..., dict[str, str]],
+) -> None:
+    """The fake's failures are listed as expected, so --ppconf-require-level alone decides."""
+    expected = run_fake.expected(name)
+    headline = expected[2]
+    required = max(headline, 0)
+    listed = expected_failures_file(pytester.path / "xfail.yaml", failing_ids(run_fake(name)))
+    result = run_pytest(
+        *plugin_args(
+            name,
+            f"--ppconf-expected-failures={listed}",
+            f"--ppconf-require-level={required}",
+        )
+    )
+    assert level_table(result.outlines) == shown(expected)
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) == 0
+    if headline >= 0:
+        result.stdout.fnmatch_lines([f"required level {required}: met (headline {headline})"])
+        assert result.ret == pytest.ExitCode.OK
+    else:
+        result.stdout.fnmatch_lines(["required level 0: NOT met (headline below 0)"])
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_levels_through_the_plugin_under_xdist(
+    pytester: pytest.Pytester,
+    run_pytest_subprocess: Callable[..., pytest.RunResult],
+    run_fake: Callable[[str], list[CaseResult]],
+    level_table: Callable[..., dict[str, str]],
+) -> None:
+    """Distributed over two workers, the controller still sees every part and decides."""
+    failing = failing_ids(run_fake("ValidatesOnly"))
+    passing = "workflow.load.pack-with-workflow"
+    assert passing not in failing
+    listed = expected_failures_file(pytester.path / "xfail.yaml", [*failing, passing])
+    result = run_pytest_subprocess(
+        "-n",
+        "2",
+        *plugin_args(
+            "ValidatesOnly",
+            f"--ppconf-expected-failures={listed}",
+            "--ppconf-require-level=0",
+        ),
+    )
+    result.stdout.fnmatch_lines(["*2 workers*"])
+    assert level_table(result.outlines) == shown(EXPECTED["ValidatesOnly"])
+    result.stdout.fnmatch_lines(
+        [
+            "required level 0: met (headline 0)",
+            f"expected failures that pass (remove them from the file): {passing}",
+        ]
+    )
+    assert result.parseoutcomes().get("failed", 0) == 0
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # the unexpected pass, nothing else

@@ -1,0 +1,58 @@
+"""``--ppconf-catalog``: a catalog folder of one's own instead of the built-in one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+RunPytest = Callable[..., pytest.RunResult]
+
+
+def test_a_catalog_of_ones_own(
+    write_catalog: Callable[[Mapping[str, str]], Path],
+    case_text: Callable[..., str],
+    run_pytest: RunPytest,
+    level_table: Callable[..., dict[str, str]],
+) -> None:
+    root = write_catalog(
+        {
+            "workflow/a.yaml": case_text("workflow.mine.a", level=0, body="load: true\n"),
+            "loops/b.yaml": case_text("loops.mine.b", level=1),
+        }
+    )
+    collected = run_pytest(
+        "--ppconf-adapter=reference", f"--ppconf-catalog={root}", "--collect-only", "-q"
+    )
+    assert {line.removeprefix("::") for line in collected.outlines if "ppconf::" in line} == {
+        "ppconf::workflow.mine.a::load",
+        "ppconf::loops.mine.b::submit",
+    }
+    result = run_pytest("--ppconf-adapter=reference", f"--ppconf-catalog={root}")
+    result.assert_outcomes(passed=2)
+    assert level_table(result.outlines) == {
+        "workflow": "0",
+        "loops": "1",
+        "compositions": "not assessed",
+        "headline": "0",
+    }
+
+
+def test_a_broken_catalog_is_a_usage_error_naming_the_file(
+    write_catalog: Callable[[Mapping[str, str]], Path], run_pytest: RunPytest
+) -> None:
+    root = write_catalog({"workflow/bad.yaml": "id: workflow.bad\n"})
+    result = run_pytest("--ppconf-adapter=reference", f"--ppconf-catalog={root}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"ERROR: ppconf: {root / 'workflow' / 'bad.yaml'}:1:1 at /: field /: *"]
+    )
+
+
+def test_a_catalog_needs_an_adapter(tmp_path: Path, run_pytest: RunPytest) -> None:
+    result = run_pytest(f"--ppconf-catalog={tmp_path}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: ppconf: --ppconf-catalog needs --ppconf-adapter"])

@@ -1,0 +1,793 @@
+"""The runner: what reaches the adapter, how each outcome arises, and what failures say."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import fakes
+import pytest
+
+from conformance import (
+    Case,
+    CaseResult,
+    Catalog,
+    PackInput,
+    PackRejected,
+    PartResult,
+    ReferenceAdapter,
+    Rejected,
+    Runner,
+    Unsupported,
+    load_case,
+)
+from conformance._cases import DiagnosticRef, ValidationExpectation
+from conformance._runner import validation_problems
+
+CaseText = Callable[..., str]
+
+
+@pytest.fixture
+def make_case(tmp_path: Path, case_text: CaseText) -> Callable[..., Case]:
+    """Write a case (``case_text`` arguments) as ``workflow/case.yaml`` and load it."""
+
+    def make(*args: Any, **kwargs: Any) -> Case:
+        root = tmp_path / "catalog"
+        (root / "workflow").mkdir(parents=True, exist_ok=True)
+        path = root / "workflow" / "case.yaml"
+        path.write_text(case_text(*args, **kwargs), encoding="utf-8")
+        return load_case(path, root)
+
+    return make
+
+
+def line_of(case: Case, fragment: str, occurrence: int = 1) -> int:
+    seen = 0
+    for number, line in enumerate(case.file.read_text(encoding="utf-8").splitlines(), start=1):
+        if fragment in line:
+            seen += 1
+            if seen == occurrence:
+                return number
+    raise AssertionError(f"{fragment!r} not in {case.file}")
+
+
+def only_part(result: CaseResult) -> PartResult:
+    [part] = result.parts
+    return part
+
+
+# -- adapters built for these tests -------------------------------------------------------------
+
+
+class Delegate:
+    """The reference adapter; tests override what they need."""
+
+    def __init__(self) -> None:
+        self.reference = ReferenceAdapter()
+
+    def capabilities(self) -> Any:
+        return self.reference.capabilities()
+
+    def load(self, pack: PackInput) -> None:
+        self.reference.load(pack)
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        return self.reference.validate(pack)
+
+    def start(self, pack: PackInput) -> Any:
+        return self.reference.start(pack)
+
+    def restore(self, pack: PackInput, snapshot: Any) -> Any:
+        return self.reference.restore(pack, snapshot)
+
+
+class SessionDelegate:
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        return self.session.send(event, source)  # type: ignore[no-any-return]
+
+    def set_artifact(self, name: str, value: str) -> None:
+        self.session.set_artifact(name, value)
+
+    def record_tool_calls(self, count: int) -> None:
+        self.session.record_tool_calls(count)
+
+    def advance_clock(self, seconds: float) -> None:
+        self.session.advance_clock(seconds)
+
+    def state(self) -> Mapping[str, Any]:
+        return self.session.state()  # type: ignore[no-any-return]
+
+    def snapshot(self) -> Any:
+        return self.session.snapshot()
+
+
+class Recording(Delegate):
+    """The reference, noting every argument the kit hands over (sessions included)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, tuple[Any, ...]]] = []
+        self.snapshots: list[Any] = []
+
+    def note(self, name: str, *args: Any) -> None:
+        self.calls.append((name, args))
+
+    def load(self, pack: PackInput) -> None:
+        self.note("load", pack)
+        super().load(pack)
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        self.note("validate", pack)
+        return super().validate(pack)
+
+    def start(self, pack: PackInput) -> Any:
+        self.note("start", pack)
+        return RecordingSession(self, super().start(pack))
+
+    def restore(self, pack: PackInput, snapshot: Any) -> Any:
+        self.note("restore", pack)
+        assert any(snapshot is mine for mine in self.snapshots), "a snapshot we never gave"
+        return RecordingSession(self, super().restore(pack, snapshot))
+
+
+class RecordingSession(SessionDelegate):
+    def __init__(self, adapter: Recording, session: Any) -> None:
+        super().__init__(session)
+        self.adapter = adapter
+
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        self.adapter.note("send", event, source)
+        return super().send(event, source)
+
+    def set_artifact(self, name: str, value: str) -> None:
+        self.adapter.note("set_artifact", name, value)
+        super().set_artifact(name, value)
+
+    def record_tool_calls(self, count: int) -> None:
+        self.adapter.note("record_tool_calls", count)
+        super().record_tool_calls(count)
+
+    def advance_clock(self, seconds: float) -> None:
+        self.adapter.note("advance_clock", seconds)
+        super().advance_clock(seconds)
+
+    def state(self) -> Mapping[str, Any]:
+        self.adapter.note("state")
+        return super().state()
+
+    def snapshot(self) -> Any:
+        self.adapter.note("snapshot")
+        snapshot = super().snapshot()
+        self.adapter.snapshots.append(snapshot)
+        return snapshot
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string inside a value (keys included), a pack's text and parse alike."""
+    if isinstance(value, PackInput):
+        yield from (value.text, value.format, value.source)
+        yield from strings_in(value.document)
+    elif isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from strings_in(key)
+            yield from strings_in(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from strings_in(item)
+
+
+SENTINEL_BODY = """\
+load: true
+validation:
+  valid: true
+  absent: [sentinel-absent-code]
+scenarios:
+  - name: sentinel
+    steps:
+      - set_artifact: {name: notes, value: plain-input}
+        expect: {artifacts: {$one_of: [{notes: plain-input}, {notes: sentinel-step-artifact}]}}
+      - tool_calls: 3
+        expect: {tool_calls: {$one_of: [3, 777001]}}
+      - advance_clock: 2.5
+      - snapshot_restore: true
+        expect: {state: {$one_of: [draft, sentinel-step-state]}}
+      - event: Submit
+        expect:
+          transition: {from: draft, to: review, event: Submit}
+          status: {$one_of: [completed, sentinel-step-status]}
+    final:
+      state: {$one_of: [review, sentinel-final-state]}
+      visit_counts: {$subset: {review: 1}}
+"""
+SENTINELS = ("sentinel-", "777001")
+ARGUMENT_TYPES = {
+    "load": (PackInput,),
+    "validate": (PackInput,),
+    "start": (PackInput,),
+    "restore": (PackInput,),
+    "send": (str, str),
+    "set_artifact": (str, str),
+    "record_tool_calls": (int,),
+    "advance_clock": (int, float),
+    "state": (),
+    "snapshot": (),
+}
+
+
+def check_calls(calls: list[tuple[str, tuple[Any, ...]]]) -> None:
+    for name, args in calls:
+        types = ARGUMENT_TYPES[name]
+        if name == "advance_clock":
+            assert len(args) == 1
+            assert isinstance(args[0], int | float)
+        else:
+            assert len(args) == len(types), (name, args)
+            for arg, kind in zip(args, types, strict=True):
+                assert isinstance(arg, kind), (name, args)
+        assert not any(isinstance(arg, bool) for arg in args), (name, args)
+        if name == "send":
+            assert args[1] in ("host", "agent")
+        for text in (s for arg in args for s in strings_in(arg)):
+            assert not any(sentinel in text for sentinel in SENTINELS), (name, text)
+
+
+def test_expectations_never_reach_the_adapter(make_case: Callable[..., Case]) -> None:
+    case = make_case("workflow.test.sentinel", body=SENTINEL_BODY)
+    assert "sentinel-final-state" in case.file.read_text(encoding="utf-8")
+    adapter = Recording()
+    result = Runner(adapter).run(case)
+    assert result.passed, result.failures()
+    names = [name for name, _ in adapter.calls]
+    for name in ("load", "validate", "start", "set_artifact", "record_tool_calls"):
+        assert name in names
+    assert {"advance_clock", "snapshot", "restore", "send", "state"} <= set(names)
+    check_calls(adapter.calls)
+
+
+def test_no_case_of_the_catalog_hands_over_anything_but_packs_and_inputs(catalog: Catalog) -> None:
+    adapter = Recording()
+    results = Runner(adapter, timeout=None).run_all(catalog.cases)
+    assert all(r.passed for r in results)
+    check_calls(adapter.calls)
+    packs = [args[0] for name, args in adapter.calls if name in ("load", "validate", "start")]
+    assert {id(p) for p in packs} <= {id(c.pack) for c in catalog.cases}
+
+
+# -- outcomes -----------------------------------------------------------------------------------
+
+
+def test_passed(make_case: Callable[..., Case]) -> None:
+    case = make_case()
+    result = Runner(ReferenceAdapter()).run(case)
+    assert result.parts[0].part == "submit"
+    assert (result.outcome, result.passed, result.failures()) == ("passed", True, [])
+    assert result.duration >= 0
+    assert result.to_dict() == {
+        "id": "workflow.test.submit",
+        "area": "workflow",
+        "level": 2,
+        "requirement": "MUST",
+        "file": "workflow/case.yaml",
+        "outcome": "passed",
+        "duration": round(result.duration, 6),
+        "parts": [{"part": "submit", "outcome": "passed", "message": ""}],
+    }
+
+
+class Crashes(Delegate):
+    def start(self, pack: PackInput) -> Any:
+        raise RuntimeError("boom")
+
+
+def test_an_adapter_exception_is_errored_and_says_where(make_case: Callable[..., Case]) -> None:
+    part = only_part(Runner(Crashes()).run(make_case()))
+    assert part.outcome == "errored"
+    assert part.message.startswith("the adapter raised RuntimeError: boom at ")
+    assert part.message.endswith(f"{__file__}:{Crashes.start.__code__.co_firstlineno + 1}")
+
+
+class SaysUnsupported(Delegate):
+    def start(self, pack: PackInput) -> Any:
+        raise Unsupported("no sessions here")
+
+
+def test_unsupported_is_skipped(make_case: Callable[..., Case]) -> None:
+    part = only_part(Runner(SaysUnsupported()).run(make_case()))
+    assert (part.outcome, part.message) == (
+        "skipped",
+        "unsupported by the runtime: no sessions here",
+    )
+
+
+class Blocks(Delegate):
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+        self.blocked = 0
+
+    def start(self, pack: PackInput) -> Any:
+        if pack.document is not None and pack.document["id"] == "blocks":
+            self.blocked += 1
+            self.release.wait(30)
+        return super().start(pack)
+
+
+def test_a_hang_is_a_timeout_and_the_next_part_runs(make_case: Callable[..., Case]) -> None:
+    adapter = Blocks()
+    hanging = make_case("workflow.test.hangs", pack_id="blocks")
+    fine = make_case("workflow.test.fine")
+    try:
+        results = Runner(adapter, timeout=0.5).run_all([hanging, fine, hanging, fine])
+    finally:
+        adapter.release.set()
+    assert [r.outcome for r in results] == ["timeout", "passed", "timeout", "passed"]
+    assert results[0].parts[0].message == "no answer within 0.5 s"
+    assert adapter.blocked == 2
+
+
+class Interrupts(Delegate):
+    def start(self, pack: PackInput) -> Any:
+        raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_an_interrupt_is_not_swallowed(
+    make_case: Callable[..., Case], timeout: float | None
+) -> None:
+    with pytest.raises(KeyboardInterrupt):
+        Runner(Interrupts(), timeout=timeout).run(make_case())
+
+
+def test_without_a_timeout_the_adapter_runs_in_this_thread(make_case: Callable[..., Case]) -> None:
+    threads = []
+
+    class Where(Delegate):
+        def start(self, pack: PackInput) -> Any:
+            threads.append(threading.current_thread())
+            return super().start(pack)
+
+    Runner(Where(), timeout=None).run(make_case())
+    Runner(Where(), timeout=5).run(make_case())
+    assert threads[0] is threading.current_thread()
+    assert threads[1] is not threading.current_thread()
+
+
+def test_the_worst_part_decides_the_case(make_case: Callable[..., Case]) -> None:
+    case = make_case()
+    order = ["passed", "skipped", "timeout", "errored", "failed"]
+    for worse, better in zip(order[1:], order, strict=False):
+        result = CaseResult(case, (PartResult("a", better), PartResult("b", worse)))  # type: ignore[arg-type]
+        assert result.outcome == worse
+        assert [p.part for p in result.failures()] == (["b"] if better == "passed" else ["a", "b"])
+
+
+def test_run_all_reports_each_case_as_it_ends(make_case: Callable[..., Case]) -> None:
+    first = make_case("workflow.test.first")
+    second = make_case("workflow.test.second")
+    seen: list[str] = []
+    results = Runner(ReferenceAdapter()).run_all([first, second], seen.append)  # type: ignore[arg-type]
+    assert [r.case.id for r in results] == ["workflow.test.first", "workflow.test.second"]
+    assert seen == results  # type: ignore[comparison-overlap]
+
+
+def test_run_part_runs_only_that_part(make_case: Callable[..., Case]) -> None:
+    adapter = Recording()
+    case = make_case(body=SENTINEL_BODY)
+    assert Runner(adapter).run_part(case, "load").outcome == "passed"
+    assert [name for name, _ in adapter.calls] == ["load"]
+
+
+# -- failure messages: file:line, scenario, step, expected vs actual ----------------------------
+
+
+class WrongTarget(Delegate):
+    def start(self, pack: PackInput) -> Any:
+        return WrongTargetSession(super().start(pack))
+
+
+class WrongTargetSession(SessionDelegate):
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        return {**super().send(event, source), "to": "elsewhere"}
+
+
+def test_a_wrong_transition_names_file_line_step_expected_and_actual(
+    make_case: Callable[..., Case],
+) -> None:
+    case = make_case()
+    part = only_part(Runner(WrongTarget()).run(case))
+    assert part.outcome == "failed"
+    assert part.message == (
+        f"workflow/case.yaml:{line_of(case, '- event: Submit')}: scenario 'submit', step 1 "
+        '(event Submit): transition.to: expected "review", got "elsewhere"'
+    )
+
+
+STEPS_BODY = """\
+scenarios:
+  - name: steps
+    steps:
+      - event: Nope
+        expect: {rejection: unknown-event, state: draft}
+      - event: Submit
+        expect: {state: review, status: completed, visit_counts: {draft: 1, review: 1}}
+      - event: Submit
+        expect: {rejection: terminal-state}
+    final: {state: review, history: [{from: draft, to: review, event: Submit}]}
+"""
+
+
+def test_an_unexpected_rejection(make_case: Callable[..., Case]) -> None:
+    case = make_case(body=STEPS_BODY)
+    part = only_part(Runner(fakes.ValidatesOnly()).run(case))
+    assert part.message == (
+        f"workflow/case.yaml:{line_of(case, '- event: Submit')}: scenario 'steps', step 2 "
+        "(event Submit): rejected with unknown-event, expected acceptance"
+    )
+
+
+class AcceptsEverything(Delegate):
+    def start(self, pack: PackInput) -> Any:
+        return AcceptingSession(super().start(pack))
+
+
+class AcceptingSession(SessionDelegate):
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        try:
+            return super().send(event, source)
+        except Rejected:
+            return {"from": "draft", "to": "limbo", "event": event}
+
+
+def test_an_unexpected_acceptance(make_case: Callable[..., Case]) -> None:
+    case = make_case(body=STEPS_BODY)
+    part = only_part(Runner(AcceptsEverything()).run(case))
+    assert part.message == (
+        f"workflow/case.yaml:{line_of(case, '- event: Nope')}: scenario 'steps', step 1 "
+        "(event Nope): accepted (draft -> limbo), expected rejection unknown-event"
+    )
+
+
+class RejectsWith(Delegate):
+    def __init__(self, code: str, limit: str | None = None) -> None:
+        super().__init__()
+        self.code, self.limit = code, limit
+
+    def start(self, pack: PackInput) -> Any:
+        adapter = self
+
+        class Session(SessionDelegate):
+            def send(self, event: str, source: str) -> Mapping[str, Any]:
+                if event == "Nope":
+                    raise Rejected(adapter.code, adapter.limit)
+                return super().send(event, source)
+
+        return Session(super().start(pack))
+
+
+def test_a_wrong_rejection_code(make_case: Callable[..., Case]) -> None:
+    case = make_case(body=STEPS_BODY)
+    part = only_part(Runner(RejectsWith("terminal-state")).run(case))
+    assert part.message.endswith(
+        "scenario 'steps', step 1 (event Nope): "
+        "expected rejection unknown-event, got terminal-state"
+    )
+
+
+LIMIT_BODY = """\
+scenarios:
+  - name: limit
+    steps:
+      - event: Nope
+        expect: {rejection: {code: budget-exhausted, limit: max_tool_calls}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "limit", "outcome", "shown"),
+    [
+        ("budget-exhausted", "max_tool_calls", "passed", ""),
+        (
+            "budget-exhausted",
+            "max_total_visits",
+            "failed",
+            "got budget-exhausted (max_total_visits)",
+        ),
+        ("budget-exhausted", None, "failed", "got budget-exhausted"),
+        ("unknown-event", None, "failed", "got unknown-event"),
+    ],
+)
+def test_a_rejection_limit_is_compared_when_the_case_names_it(
+    make_case: Callable[..., Case], code: str, limit: str | None, outcome: str, shown: str
+) -> None:
+    part = only_part(Runner(RejectsWith(code, limit)).run(make_case(body=LIMIT_BODY)))
+    assert part.outcome == outcome
+    if shown:
+        assert part.message.endswith(
+            f"expected rejection budget-exhausted (max_tool_calls), {shown}"
+        )
+
+
+class ForgetsHistory(Delegate):
+    def start(self, pack: PackInput) -> Any:
+        class Session(SessionDelegate):
+            def state(self) -> Mapping[str, Any]:
+                return {k: v for k, v in super().state().items() if k != "history"}
+
+        return Session(super().start(pack))
+
+
+def test_a_final_mismatch_names_the_final_block(make_case: Callable[..., Case]) -> None:
+    case = make_case(body=STEPS_BODY)
+    part = only_part(Runner(ForgetsHistory()).run(case))
+    assert part.message == (
+        f"workflow/case.yaml:{line_of(case, 'final:')}: final: history: expected "
+        '[{"event": "Submit", "from": "draft", "to": "review"}], got nothing (not reported)'
+    )
+
+
+class StaysPut(Delegate):
+    def start(self, pack: PackInput) -> Any:
+        class Session(SessionDelegate):
+            def state(self) -> Mapping[str, Any]:
+                return {**super().state(), "visit_counts": {"draft": 1}}
+
+        return Session(super().start(pack))
+
+
+def test_a_step_observation_mismatch(make_case: Callable[..., Case]) -> None:
+    case = make_case(body=STEPS_BODY)
+    part = only_part(Runner(StaysPut()).run(case))
+    assert part.message == (
+        f"workflow/case.yaml:{line_of(case, '- event: Submit')}: scenario 'steps', step 2 "
+        "(event Submit): visit_counts.review: expected 1, got nothing (not reported)"
+    )
+
+
+START_BODY = """\
+scenarios:
+  - name: refused
+    start: {rejection: workflow-version-unsupported}
+"""
+
+
+def test_a_session_that_starts_when_it_must_not(make_case: Callable[..., Case]) -> None:
+    case = make_case(body=START_BODY)
+    part = only_part(Runner(ReferenceAdapter()).run(case))
+    assert part.message == (
+        f"workflow/case.yaml:{line_of(case, '- name: refused')}: scenario 'refused': the session "
+        "started, expected a refusal with workflow-version-unsupported"
+    )
+
+
+class RefusesToStart(Delegate):
+    def __init__(self, code: str) -> None:
+        super().__init__()
+        self.code = code
+
+    def start(self, pack: PackInput) -> Any:
+        raise Rejected(self.code)
+
+
+def test_a_refusal_to_start(make_case: Callable[..., Case]) -> None:
+    assert (
+        only_part(
+            Runner(RefusesToStart("workflow-version-unsupported")).run(make_case(body=START_BODY))
+        ).outcome
+        == "passed"
+    )
+    case = make_case()
+    part = only_part(Runner(RefusesToStart("workflow-version-unsupported")).run(case))
+    assert part.message == (
+        f"workflow/case.yaml:{line_of(case, '- name: submit')}: scenario 'submit': "
+        "the session refused to start with workflow-version-unsupported, expected it to start"
+    )
+
+
+def test_a_refusal_to_start_with_the_wrong_code_shows_both(make_case: Callable[..., Case]) -> None:
+    part = only_part(Runner(RefusesToStart("unknown-event")).run(make_case(body=START_BODY)))
+    assert part.outcome == "failed"
+    assert "workflow-version-unsupported" in part.message
+    assert "unknown-event" in part.message
+
+
+class PartialTransition(Delegate):
+    def start(self, pack: PackInput) -> Any:
+        class Session(SessionDelegate):
+            def send(self, event: str, source: str) -> Mapping[str, Any]:
+                return {"to": "limbo"}
+
+        return Session(super().start(pack))
+
+
+def test_an_incomplete_transition_is_a_failure_not_an_adapter_error(
+    make_case: Callable[..., Case],
+) -> None:
+    part = only_part(Runner(PartialTransition()).run(make_case(body=STEPS_BODY)))
+    assert part.outcome == "failed"
+    assert "expected rejection unknown-event" in part.message
+
+
+def test_an_incomplete_transition_fails_a_transition_expectation(
+    make_case: Callable[..., Case],
+) -> None:
+    part = only_part(Runner(PartialTransition()).run(make_case()))
+    assert part.outcome == "failed"
+    assert part.message.endswith('transition.from: expected "draft", got nothing (not reported)')
+
+
+def test_a_snapshot_restore_continues_in_the_restored_session(
+    make_case: Callable[..., Case],
+) -> None:
+    adapter = Recording()
+    body = """\
+    scenarios:
+      - name: restored
+        steps:
+          - snapshot_restore: true
+          - event: Submit
+        final: {state: review}
+    """
+    assert Runner(adapter).run(make_case(body=body)).passed
+    names = [name for name, _ in adapter.calls]
+    assert names[:4] == ["start", "snapshot", "restore", "send"]
+
+
+# -- load and validation parts ------------------------------------------------------------------
+
+
+class RefusesAll(Delegate):
+    def load(self, pack: PackInput) -> None:
+        raise PackRejected("not today")
+
+
+def test_load_parts(make_case: Callable[..., Case]) -> None:
+    case = make_case(level=0, body="load: true\n")
+    assert only_part(Runner(ReferenceAdapter()).run(case)).outcome == "passed"
+    part = only_part(Runner(RefusesAll()).run(case))
+    assert part.message == (
+        f"workflow/case.yaml:{line_of(case, 'load: true')}: the runtime refused a pack it must "
+        "load: not today"
+    )
+    refuse = make_case(level=0, body="load: false\n")
+    assert only_part(Runner(RefusesAll()).run(refuse)).outcome == "passed"
+    part = only_part(Runner(ReferenceAdapter()).run(refuse))
+    assert part.message == (
+        f"workflow/case.yaml:{line_of(refuse, 'load: false')}: the runtime loaded a pack it must "
+        "refuse"
+    )
+
+
+class Reports(Delegate):
+    def __init__(self, *diagnostics: Mapping[str, Any]) -> None:
+        super().__init__()
+        self.diagnostics = list(diagnostics)
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        return self.diagnostics
+
+
+VALIDATION_BODY = """\
+validation:
+  valid: false
+  errors: [{code: entry-unknown, path: /workflow/entry}]
+  warnings: [{code: event-name-style}]
+  absent: [cycle-unbounded]
+"""
+ENTRY = {"code": "entry-unknown", "severity": "error", "path": "/workflow/entry"}
+STYLE = {"code": "event-name-style", "severity": "warning", "path": "/x"}
+
+
+@pytest.mark.parametrize(
+    ("reported", "problems"),
+    [
+        ([ENTRY, STYLE], ""),
+        ([ENTRY], "missing warning event-name-style (reported: entry-unknown@/workflow/entry)"),
+        (
+            [{**ENTRY, "path": "/workflow"}, STYLE],
+            "missing error entry-unknown at /workflow/entry; unexpected error entry-unknown at "
+            "/workflow (reported: entry-unknown@/workflow, event-name-style@/x)",
+        ),
+        (
+            [ENTRY, STYLE, {"code": "schema", "severity": "error", "path": "/a"}],
+            "unexpected error schema at /a (reported: entry-unknown@/workflow/entry, "
+            "event-name-style@/x, schema@/a)",
+        ),
+        (
+            [STYLE],
+            "expected the pack invalid; missing error entry-unknown at /workflow/entry "
+            "(reported: event-name-style@/x)",
+        ),
+        (
+            [ENTRY, STYLE, {"code": "cycle-unbounded", "severity": "warning"}],
+            "cycle-unbounded reported but must not be (reported: entry-unknown@/workflow/entry, "
+            "event-name-style@/x, cycle-unbounded)",
+        ),
+        (
+            [],
+            "expected the pack invalid; missing error entry-unknown at /workflow/entry; "
+            "missing warning event-name-style (reported: none)",
+        ),
+    ],
+)
+def test_validation_parts(
+    make_case: Callable[..., Case], reported: list[Mapping[str, Any]], problems: str
+) -> None:
+    case = make_case(level=1, body=VALIDATION_BODY)
+    part = only_part(Runner(Reports(*reported)).run(case))
+    if not problems:
+        assert part.outcome == "passed"
+    else:
+        assert part.outcome == "failed"
+        # A block points at its first entry, the line below the key.
+        assert part.message == f"workflow/case.yaml:{line_of(case, 'valid: false')}: {problems}"
+
+
+def test_validation_problems_directly() -> None:
+    valid = ValidationExpectation(valid=True)
+    assert validation_problems(valid, []) == []
+    assert validation_problems(valid, [("warning", "event-name-style", None)]) == []
+    assert validation_problems(valid, [("error", "schema", "/a")]) == [
+        "expected the pack valid",
+        "unexpected error schema at /a",
+    ]
+    # Invalid without listed errors: any error will do.
+    anything = ValidationExpectation(valid=False)
+    assert validation_problems(anything, [("error", "schema", "")]) == []
+    # Errors are one-to-one: one report cannot satisfy two expected errors.
+    twice = ValidationExpectation(
+        valid=False, errors=(DiagnosticRef("schema"), DiagnosticRef("schema"))
+    )
+    assert validation_problems(twice, [("error", "schema", "/a")]) == ["missing error schema"]
+    assert validation_problems(twice, [("error", "schema", "/a"), ("error", "schema", "/b")]) == []
+
+
+CYCLE_A = DiagnosticRef("cycle-unbounded", "/workflow/states/a")
+CYCLE_B = DiagnosticRef("cycle-unbounded", "/workflow/states/b")
+
+
+def test_exact_codes_allow_only_the_listed_diagnostics() -> None:
+    exact = ValidationExpectation(valid=True, warnings=(CYCLE_A,), exact=("cycle-unbounded",))
+    one = [("warning", "cycle-unbounded", "/workflow/states/a")]
+    assert validation_problems(exact, one) == []
+    two = [*one, ("warning", "cycle-unbounded", "/workflow/states/c")]
+    assert validation_problems(exact, two) == [
+        "unexpected warning cycle-unbounded at /workflow/states/c"
+    ]
+    # Without exact, more warnings of a listed code are fine.
+    loose = ValidationExpectation(valid=True, warnings=(CYCLE_A,))
+    assert validation_problems(loose, two) == []
+    # Other codes are not affected.
+    other = [*one, ("warning", "event-name-style", "/x")]
+    assert validation_problems(exact, other) == []
+
+
+def test_exact_codes_without_listed_diagnostics_forbid_them() -> None:
+    none = ValidationExpectation(valid=True, exact=("cycle-unbounded",))
+    assert validation_problems(none, [("warning", "cycle-unbounded", "/workflow/states/a")]) == [
+        "unexpected warning cycle-unbounded at /workflow/states/a"
+    ]
+
+
+def test_exact_codes_need_every_listed_diagnostic() -> None:
+    both = ValidationExpectation(
+        valid=True, warnings=(CYCLE_A, CYCLE_B), exact=("cycle-unbounded",)
+    )
+    reported = [("warning", "cycle-unbounded", "/workflow/states/a")]
+    assert validation_problems(both, reported) == [
+        "missing warning cycle-unbounded at /workflow/states/b"
+    ]
+
+
+def test_exact_codes_are_one_to_one() -> None:
+    """One warning per component: two listed (no paths pinned) need two reported."""
+    code = DiagnosticRef("cycle-unbounded")
+    twice = ValidationExpectation(valid=True, warnings=(code, code), exact=("cycle-unbounded",))
+    reported = [("warning", "cycle-unbounded", "/workflow/states/a")]
+    assert validation_problems(twice, reported) != []
