@@ -31,7 +31,10 @@ def main() -> None:
     parts = sum(len(c.parts) for c in cases)
     scripts = sum(len(c.scenarios) for c in cases)
     print(f"catalog: {len(cases)} cases, {parts} scenarios ({scripts} event scripts)")
-    for label, timeout in (("no timeout", None), (f"timeout {DEFAULT_TIMEOUT:g} s", DEFAULT_TIMEOUT)):
+    for label, timeout in (
+        ("no timeout", None),
+        (f"timeout {DEFAULT_TIMEOUT:g} s", DEFAULT_TIMEOUT),
+    ):
         times = []
         for _ in range(args.repeat):
             runner = Runner(ReferenceAdapter(), timeout=timeout)

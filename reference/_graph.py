@@ -65,8 +65,18 @@ def is_cyclic(component: Sequence[int], successors: Sequence[Sequence[int]]) -> 
     return node in successors[node]
 
 
-def reachable(starts: Iterable[int], successors: Sequence[Sequence[int]]) -> list[bool]:
-    """Return, for every node, whether it can be reached from one of ``starts``."""
+def reachable(
+    starts: Iterable[int],
+    successors: Sequence[Sequence[int]],
+    extra: Sequence[int | None] = (),
+) -> list[bool]:
+    """Return, for every node, whether it can be reached from one of ``starts``.
+
+    Arguments:
+        starts: the nodes to start from.
+        successors: ``successors[v]`` lists the targets of the edges leaving ``v``.
+        extra: optionally, one more edge per node (``None`` for none), such as a redirect.
+    """
     seen = [False] * len(successors)
     frontier = []
     for start in starts:
@@ -79,15 +89,25 @@ def reachable(starts: Iterable[int], successors: Sequence[Sequence[int]]) -> lis
             if not seen[target]:
                 seen[target] = True
                 frontier.append(target)
+        if extra:
+            redirect = extra[node]
+            if redirect is not None and not seen[redirect]:
+                seen[redirect] = True
+                frontier.append(redirect)
     return seen
 
 
-def reverse(successors: Sequence[Sequence[int]]) -> list[list[int]]:
-    """Return the predecessor lists of a graph."""
+def reverse(
+    successors: Sequence[Sequence[int]], extra: Sequence[int | None] = ()
+) -> list[list[int]]:
+    """Return the predecessor lists of a graph (with the ``extra`` edges of :func:`reachable`)."""
     predecessors: list[list[int]] = [[] for _ in successors]
     for node, targets in enumerate(successors):
         for target in targets:
             predecessors[target].append(node)
+    for node, redirect in enumerate(extra):
+        if redirect is not None:
+            predecessors[redirect].append(node)
     return predecessors
 
 

@@ -349,12 +349,9 @@ class _WorkflowRules:
             [] if terminal[i] else [number[t] for t in events.values() if t in number]
             for i, events in enumerate(self.events)
         ]
+        # The transition graph: these on_event edges plus one on_max_visits edge per state.
         redirect: list[int | None] = [
             number.get(self.string(s, "on_max_visits") or "") for s in states
-        ]
-        transition_edges = [
-            edges + ([r] if r is not None else [])
-            for edges, r in zip(event_edges, redirect, strict=True)
         ]
         engine = self.workflow.get("engine")
         budget = engine.get("budget") if isinstance(engine, dict) else None
@@ -376,7 +373,7 @@ class _WorkflowRules:
         # Reachability from the entry, and paths to a terminal state.
         entry = self.workflow.get("entry")
         if isinstance(entry, str) and entry in number:
-            seen = _graph.reachable([number[entry]], transition_edges)
+            seen = _graph.reachable([number[entry]], event_edges, redirect)
             for i, name in enumerate(self.names):
                 if not seen[i]:
                     self.report(
@@ -403,7 +400,7 @@ class _WorkflowRules:
                 "no state is terminal; mark the exit states terminal: true",
             )
         finishes = _graph.reachable(
-            [i for i, t in enumerate(terminal) if t], _graph.reverse(transition_edges)
+            [i for i, t in enumerate(terminal) if t], _graph.reverse(event_edges, redirect)
         )
         for i, name in enumerate(self.names):
             if not finishes[i]:
@@ -463,6 +460,8 @@ def _on_event(state: dict[str, Any]) -> dict[str, str]:
     raw = state.get("on_event")
     if not isinstance(raw, dict):
         return {}
+    if all(isinstance(target, str) for target in raw.values()):
+        return raw  # the common case: no copy
     return {event: target for event, target in raw.items() if isinstance(target, str)}
 
 
