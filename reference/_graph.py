@@ -25,25 +25,31 @@ def strongly_connected_components(successors: Sequence[Sequence[int]]) -> list[l
         counter += 1
         stack.append(root)
         on_stack[root] = True
-        work = [(root, 0)]
+        # The depth-first walk as two parallel stacks (node, next edge), so that no
+        # garbage-collected object is made per edge.
+        work = [root]
+        position = [0]
         while work:
-            node, position = work[-1]
+            node = work[-1]
             edges = successors[node]
-            if position < len(edges):
-                work[-1] = (node, position + 1)
-                target = edges[position]
+            next_edge = position[-1]
+            if next_edge < len(edges):
+                position[-1] = next_edge + 1
+                target = edges[next_edge]
                 if index[target] == -1:
                     index[target] = low[target] = counter
                     counter += 1
                     stack.append(target)
                     on_stack[target] = True
-                    work.append((target, 0))
+                    work.append(target)
+                    position.append(0)
                 elif on_stack[target] and index[target] < low[node]:
                     low[node] = index[target]
                 continue
             work.pop()
+            position.pop()
             if work:
-                parent = work[-1][0]
+                parent = work[-1]
                 low[parent] = min(low[parent], low[node])
             if low[node] == index[node]:
                 component = []

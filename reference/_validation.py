@@ -146,47 +146,46 @@ def is_integer(value: Any) -> TypeGuard[int | float]:
 
 
 class _WorkflowRules:
-    """The checks of SEMANTICS section 2 on one pack's ``workflow`` object."""
+    """The checks of SEMANTICS section 2 on one pack's ``workflow`` object.
+
+    Each state is read once, in document order: the per-state rules run as it is read, and
+    what the graph rules need is kept in flat lists indexed by state number.
+    """
 
     def __init__(self, pack: dict[str, Any], workflow: dict[str, Any]) -> None:
         self.pack = pack
         self.workflow = workflow
         raw_states = workflow.get("states")
-        self.states_ok = isinstance(raw_states, dict)
+        self.all_states: dict[str, Any] = raw_states if isinstance(raw_states, dict) else {}
         # Only well-formed states take part; the schema has reported the others.
-        self.states: dict[str, dict[str, Any]] = (
-            {k: v for k, v in raw_states.items() if isinstance(v, dict)}
-            if isinstance(raw_states, dict)
-            else {}
-        )
-        self.names = list(self.states)
+        self.names = [n for n, s in self.all_states.items() if isinstance(s, dict)]
         self.number = {name: i for i, name in enumerate(self.names)}
-        # Each state's fields, read once, tolerating malformed values.
-        self.events = [_on_event(s) for s in self.states.values()]
-        self.guards = [_max_visits(s) for s in self.states.values()]
+        self.events: list[dict[str, str]] = []
+        self.targets: list[list[int]] = []  # on_event targets, by number (known states only)
+        self.guards: list[int | None] = []
+        self.redirects: list[int | None] = []
         # X2: terminal is `terminal: true`, or no on_event entries (the v1.3 convention).
-        self.terminal = [
-            s.get("terminal") is True or not events
-            for s, events in zip(self.states.values(), self.events, strict=True)
-        ]
+        self.terminal: list[bool] = []
+        self.tasks: set[str] = set()
+        self.declared: dict[str, str] = {}  # artifact -> mode of its first declaration
         self.found: list[Diagnostic] = []
 
     def diagnostics(self) -> list[Diagnostic]:
         self.check_version()
-        self.check_references()
-        self.check_state_warnings()
-        self.check_artifacts()
+        self.check_entry()
+        version = self.workflow.get("version")
+        self.newer_version = is_integer(version) and version >= 2
+        conflicted: set[str] = set()
+        for name in self.names:
+            self.read_state(name, self.all_states[name], conflicted)
+        self.check_templates()
         self.check_graph()
         return self.found
 
     def report(self, code: str, severity: Severity, where: str, message: str) -> None:
         self.found.append(Diagnostic(code, severity, where, message))
 
-    def string(self, state: dict[str, Any], field: str) -> str | None:
-        value = state.get(field)
-        return value if isinstance(value, str) else None
-
-    # errors
+    # the workflow object
 
     def check_version(self) -> None:
         version = self.workflow.get("version")
@@ -198,137 +197,139 @@ class _WorkflowRules:
                 f"workflow version {version} is not supported (supported: 1, 2)",
             )
 
-    def check_references(self) -> None:
+    def check_entry(self) -> None:
         entry = self.workflow.get("entry")
-        if self.states_ok and isinstance(entry, str) and entry not in self.workflow["states"]:
+        states = self.workflow.get("states")
+        if isinstance(states, dict) and isinstance(entry, str) and entry not in states:
             self.report(
                 "entry-unknown", "error", "/workflow/entry", f"entry {entry!r} is not a state"
             )
-        prompts = self.pack.get("prompts")
-        compositions = self.pack.get("compositions")
-        for (name, state), events in zip(self.states.items(), self.events, strict=True):
-            base = ("workflow", "states", name)
-            composition_mode = state.get("orchestration") == "composition"
-            task = self.string(state, "prompt_task")
-            known_task = not isinstance(prompts, dict) or task is None or task in prompts
-            if not composition_mode and not known_task:
+
+    # one state
+
+    def read_state(self, name: str, state: dict[str, Any], conflicted: set[str]) -> None:
+        """Record what the graph rules need of a state, and run the rules about it alone."""
+        base = ("workflow", "states", name)
+        events = _on_event(state)
+        guard = _max_visits(state)
+        marked_terminal = state.get("terminal") is True
+        redirect = _string(state, "on_max_visits")
+        self.events.append(events)
+        targets: list[int] = []
+        self.targets.append(targets)
+        self.guards.append(guard)
+        self.terminal.append(marked_terminal or not events)
+        self.redirects.append(self.number.get(redirect) if redirect is not None else None)
+
+        # references (errors)
+        composition_mode = state.get("orchestration") == "composition"
+        task = _string(state, "prompt_task")
+        if task is not None:
+            self.tasks.add(task)
+            prompts = self.pack.get("prompts")
+            if not composition_mode and isinstance(prompts, dict) and task not in prompts:
                 self.report(
                     "prompt-task-unknown",
                     "error",
                     pointer(*base, "prompt_task"),
                     f"prompt_task {task!r} is not a key of prompts",
                 )
-            for event, target in events.items():
-                if target not in self.workflow["states"]:
-                    self.report(
-                        "event-target-unknown",
-                        "error",
-                        pointer(*base, "on_event", event),
-                        f"event {event!r} targets {target!r}, which is not a state",
-                    )
-            redirect = self.string(state, "on_max_visits")
-            if redirect is not None and redirect not in self.workflow["states"]:
+        for event, target in events.items():
+            index = self.number.get(target)
+            if index is not None:
+                targets.append(index)
+            elif target not in self.all_states:
                 self.report(
-                    "on-max-visits-unknown",
+                    "event-target-unknown",
                     "error",
-                    pointer(*base, "on_max_visits"),
-                    f"on_max_visits {redirect!r} is not a state",
+                    pointer(*base, "on_event", event),
+                    f"event {event!r} targets {target!r}, which is not a state",
                 )
-            composition = self.string(state, "composition")
-            if composition_mode and composition is not None:
-                known = isinstance(compositions, dict) and composition in compositions
-                if not known:
-                    self.report(
-                        "composition-unknown",
-                        "error",
-                        pointer(*base, "composition"),
-                        f"composition {composition!r} is not a key of compositions",
-                    )
-
-    # per-state warnings
-
-    def check_state_warnings(self) -> None:
-        version = self.workflow.get("version")
-        for i, (name, state) in enumerate(self.states.items()):
-            base = ("workflow", "states", name)
-            events = self.events[i]
-            for event in events:
-                if not _PASCAL_CASE.fullmatch(event):
-                    self.report(
-                        "event-name-style",
-                        "warning",
-                        pointer(*base, "on_event", event),
-                        f"event name {event!r} is not PascalCase",
-                    )
-            if state.get("terminal") is True and events:
+            if not _PASCAL_CASE.fullmatch(event):
                 self.report(
-                    "terminal-with-transitions",
+                    "event-name-style",
                     "warning",
-                    pointer(*base, "on_event"),
-                    f"terminal state {name!r} declares on_event transitions; they never fire",
+                    pointer(*base, "on_event", event),
+                    f"event name {event!r} is not PascalCase",
                 )
-            persistence = state.get("persistence")
-            if isinstance(persistence, str) and persistence not in PERSISTENCES:
+        if redirect is not None and redirect not in self.all_states:
+            self.report(
+                "on-max-visits-unknown",
+                "error",
+                pointer(*base, "on_max_visits"),
+                f"on_max_visits {redirect!r} is not a state",
+            )
+        composition = _string(state, "composition")
+        if composition_mode and composition is not None:
+            compositions = self.pack.get("compositions")
+            if not (isinstance(compositions, dict) and composition in compositions):
                 self.report(
-                    "persistence-unknown",
-                    "warning",
-                    pointer(*base, "persistence"),
-                    f"persistence {persistence!r} is neither 'transient' nor 'persistent'",
-                )
-            if (
-                is_integer(version)
-                and version >= 2
-                and state.get("terminal") is not True
-                and not events
-                and self.guards[i] is None
-            ):
-                self.report(
-                    "dead-end-state",
-                    "warning",
-                    pointer(*base),
-                    f"state {name!r} has no transitions and no max_visits but is not marked "
-                    "terminal: true; mark it terminal or add transitions",
+                    "composition-unknown",
+                    "error",
+                    pointer(*base, "composition"),
+                    f"composition {composition!r} is not a key of compositions",
                 )
 
-    # artifacts
+        # warnings about the state alone
+        if marked_terminal and events:
+            self.report(
+                "terminal-with-transitions",
+                "warning",
+                pointer(*base, "on_event"),
+                f"terminal state {name!r} declares on_event transitions; they never fire",
+            )
+        persistence = state.get("persistence")
+        if isinstance(persistence, str) and persistence not in PERSISTENCES:
+            self.report(
+                "persistence-unknown",
+                "warning",
+                pointer(*base, "persistence"),
+                f"persistence {persistence!r} is neither 'transient' nor 'persistent'",
+            )
+        if self.newer_version and not marked_terminal and not events and guard is None:
+            self.report(
+                "dead-end-state",
+                "warning",
+                pointer(*base),
+                f"state {name!r} has no transitions and no max_visits but is not marked "
+                "terminal: true; mark it terminal or add transitions",
+            )
 
-    def check_artifacts(self) -> None:
-        declared: dict[str, str] = {}  # name -> mode of its first declaration
-        conflicted: set[str] = set()
-        for name, state in self.states.items():
-            artifacts = state.get("artifacts")
-            if not isinstance(artifacts, dict):
+        # artifact declarations, workflow-scoped
+        artifacts = state.get("artifacts")
+        if not isinstance(artifacts, dict):
+            return
+        for artifact, definition in artifacts.items():
+            mode = definition.get("mode", "replace") if isinstance(definition, dict) else None
+            if mode not in ("replace", "append"):
+                # Malformed (the schema says so), but declared all the same.
+                self.declared.setdefault(artifact, "")
                 continue
-            for artifact, definition in artifacts.items():
-                mode = definition.get("mode", "replace") if isinstance(definition, dict) else None
-                if mode not in ("replace", "append"):
-                    declared.setdefault(
-                        artifact, ""
-                    )  # malformed (the schema says so), but declared
-                    continue
-                first = declared.setdefault(artifact, mode)
-                if first and first != mode and artifact not in conflicted:
-                    conflicted.add(artifact)
-                    self.report(
-                        "artifact-mode-conflict",
-                        "warning",
-                        pointer("workflow", "states", name, "artifacts", artifact),
-                        f"artifact {artifact!r} is declared with mode {first!r} elsewhere "
-                        f"and {mode!r} here",
-                    )
+            first = self.declared.setdefault(artifact, mode)
+            if first and first != mode and artifact not in conflicted:
+                conflicted.add(artifact)
+                self.report(
+                    "artifact-mode-conflict",
+                    "warning",
+                    pointer(*base, "artifacts", artifact),
+                    f"artifact {artifact!r} is declared with mode {first!r} elsewhere "
+                    f"and {mode!r} here",
+                )
+
+    # templates
+
+    def check_templates(self) -> None:
+        """``artifact-undeclared``: a template the workflow uses reads an undeclared artifact."""
         prompts = self.pack.get("prompts")
         if not isinstance(prompts, dict):
             return
-        used = sorted(
-            {task for s in self.states.values() if (task := self.string(s, "prompt_task"))}
-        )
-        for task in used:
+        for task in sorted(self.tasks):
             prompt = prompts.get(task)
             template = prompt.get("system_template") if isinstance(prompt, dict) else None
             if not isinstance(template, str):
                 continue
             for reference in sorted(set(_ARTIFACT_REFERENCE.findall(template))):
-                if reference not in declared:
+                if reference not in self.declared:
                     self.report(
                         "artifact-undeclared",
                         "warning",
@@ -342,17 +343,12 @@ class _WorkflowRules:
     def check_graph(self) -> None:
         if not self.names:
             return
-        number = self.number
-        states = list(self.states.values())
         terminal = self.terminal
         event_edges = [
-            [] if terminal[i] else [number[t] for t in events.values() if t in number]
-            for i, events in enumerate(self.events)
+            [] if end else targets for end, targets in zip(terminal, self.targets, strict=True)
         ]
         # The transition graph: these on_event edges plus one on_max_visits edge per state.
-        redirect: list[int | None] = [
-            number.get(self.string(s, "on_max_visits") or "") for s in states
-        ]
+        redirect = self.redirects
         engine = self.workflow.get("engine")
         budget = engine.get("budget") if isinstance(engine, dict) else None
         total_visits = budget.get("max_total_visits") if isinstance(budget, dict) else None
@@ -372,8 +368,8 @@ class _WorkflowRules:
 
         # Reachability from the entry, and paths to a terminal state.
         entry = self.workflow.get("entry")
-        if isinstance(entry, str) and entry in number:
-            seen = _graph.reachable([number[entry]], event_edges, redirect)
+        if isinstance(entry, str) and entry in self.number:
+            seen = _graph.reachable([self.number[entry]], event_edges, redirect)
             for i, name in enumerate(self.names):
                 if not seen[i]:
                     self.report(
@@ -468,3 +464,8 @@ def _on_event(state: dict[str, Any]) -> dict[str, str]:
 def _max_visits(state: dict[str, Any]) -> int | None:
     value = state.get("max_visits")
     return int(value) if is_integer(value) and value >= 1 else None
+
+
+def _string(state: dict[str, Any], field: str) -> str | None:
+    value = state.get(field)
+    return value if isinstance(value, str) else None
