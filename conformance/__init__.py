@@ -13,10 +13,12 @@ Write an adapter for your runtime by implementing :class:`Adapter` (see ``docs/c
 
 from __future__ import annotations
 
-from conformance._adapter import Adapter, AdapterSession, Capabilities, load_adapter
+from conformance._adapter import Adapter, AdapterSession, Capabilities
+from conformance._adapter_spec import load_adapter
 from conformance._cases import Case, Catalog, PackInput, Scenario, Step, load_case, load_catalog
 from conformance._errors import (
     AdapterError,
+    AdapterFault,
     CaseError,
     KitError,
     PackRejected,
@@ -31,6 +33,7 @@ from conformance._verdicts import verdicts
 __all__ = [
     "Adapter",
     "AdapterError",
+    "AdapterFault",
     "AdapterSession",
     "AreaLevel",
     "Capabilities",

@@ -1,4 +1,4 @@
-"""The interface between the kit and a runtime, and loading an adapter from ``module:Class``.
+"""The interface between the kit and a runtime.
 
 An adapter wraps one runtime. The kit calls it with packs and inputs only; expectations never
 cross this line. Refusals are reported by raising :class:`~conformance.Rejected` (a SEMANTICS
@@ -9,13 +9,11 @@ Any other exception marks the case part ``errored``.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from conformance._cases import PackInput
-from conformance._errors import AdapterError
 
 
 @dataclass(frozen=True)
@@ -93,39 +91,3 @@ class Adapter(Protocol):
     def restore(self, pack: PackInput, snapshot: Any) -> AdapterSession:
         """Continue a session from :meth:`AdapterSession.snapshot` data in a fresh session."""
         ...
-
-
-def load_adapter(spec: str) -> Adapter:
-    """Instantiate an adapter from ``module:Class`` (the class is called with no arguments).
-
-    Raises:
-        AdapterError: the module or class cannot be found, or the object is not an adapter.
-    """
-    module_name, sep, attribute = spec.partition(":")
-    if not sep or not module_name or not attribute:
-        raise AdapterError(
-            f"adapter {spec!r} is not of the form module:Class (e.g. mypackage.ppconf:Adapter)"
-        )
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise AdapterError(
-            f"cannot import adapter module {module_name!r}: {error}; "
-            "is it installed or on PYTHONPATH?"
-        ) from None
-    factory = module
-    try:
-        for part in attribute.split("."):
-            factory = getattr(factory, part)
-    except AttributeError:
-        raise AdapterError(f"module {module_name!r} has no attribute {attribute!r}") from None
-    try:
-        adapter = factory()  # type: ignore[operator]
-    except Exception as error:
-        raise AdapterError(f"creating adapter {spec!r} failed: {error!r}") from None
-    if not isinstance(adapter, Adapter):
-        raise AdapterError(
-            f"{spec!r} does not implement the adapter interface "
-            "(capabilities, load, validate, start, restore)"
-        )
-    return adapter

@@ -10,6 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from conformance._cli_adapter import add_adapter_parsers
 from conformance._cli_cases import add_cases_parser
 from conformance._cli_pack import add_pack_parsers
 from conformance._cli_run import add_run_parser
@@ -36,5 +37,6 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_run_parser(commands)
     add_cases_parser(commands)
+    add_adapter_parsers(commands)
     add_pack_parsers(commands)
     return parser

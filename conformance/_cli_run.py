@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from conformance._adapter import Adapter, load_adapter
+from conformance._adapter import Adapter
+from conformance._adapter_spec import REFERENCE, load_adapter
 from conformance._cases import Case, Catalog, load_catalog
 from conformance._errors import AdapterError, CaseError
 from conformance._expected_failures import load_expected_failures
 from conformance._levels import LevelReport, compute_levels, describe_level
-from conformance._reference_adapter import ReferenceAdapter
 from conformance._reports import JsonLinesReport, render_levels, write_junit, write_markdown
 from conformance._runner import DEFAULT_TIMEOUT, CaseResult, Runner
 from conformance._verdicts import verdicts
@@ -28,11 +29,7 @@ def add_run_parser(commands: Any) -> None:
         description="Run the conformance catalog against the reference interpreter (default) or "
         "an adapter, print failures and the level table, and write reports.",
     )
-    run.add_argument(
-        "--adapter",
-        metavar="SPEC",
-        help="the runtime: module:Class for a Python adapter (default: the reference)",
-    )
+    add_adapter_options(run)
     add_selection_options(run)
     run.add_argument(
         "--report",
@@ -65,6 +62,37 @@ def add_run_parser(commands: Any) -> None:
     run.set_defaults(handler=run_command)
 
 
+def add_adapter_options(parser: argparse.ArgumentParser) -> None:
+    """The adapter options shared by ``run`` and ``smoke``."""
+    parser.add_argument(
+        "--adapter",
+        metavar="SPEC",
+        default=REFERENCE,
+        help="the runtime: module:Class for a Python adapter, 'cmd:COMMAND LINE' for a program "
+        "speaking the adapter protocol on stdio (docs/protocol.md), or reference (default)",
+    )
+    parser.add_argument(
+        "--validate-protocol",
+        action="store_true",
+        help="for cmd: adapters, check every request and response against the protocol schema",
+    )
+
+
+def open_adapter(args: argparse.Namespace) -> Adapter:
+    """The adapter the options name (raises AdapterError)."""
+    return load_adapter(
+        args.adapter, timeout=args.timeout, validate_protocol=args.validate_protocol
+    )
+
+
+def close_adapter(adapter: Adapter) -> None:
+    """Let an adapter that holds a process or other resources go."""
+    close = getattr(adapter, "close", None)
+    if close is not None:
+        with contextlib.suppress(Exception):
+            close()
+
+
 def add_selection_options(parser: argparse.ArgumentParser) -> None:
     """The case filters shared by ``run`` and ``cases list``."""
     parser.add_argument("--catalog", metavar="DIR", help="a catalog folder (default: built-in)")
@@ -95,7 +123,7 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
         _error(f"unknown report format {sorted(unknown)[0]!r}; use json, junit or md")
         return EXIT_UNUSABLE
     try:
-        adapter: Adapter = load_adapter(args.adapter) if args.adapter else ReferenceAdapter()
+        adapter = open_adapter(args)
         catalog = load_catalog(args.catalog)
         expected = (
             load_expected_failures(args.expected_failures, [c.id for c in catalog.cases])
@@ -143,6 +171,7 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
         interrupted = True
     finally:
         progress.clear()
+        close_adapter(adapter)
         levels = compute_levels(verdicts(results))
         complete = len(results) == len(cases)
         outcome = _judge(results, expected, levels, args.require_level)

@@ -33,6 +33,10 @@ class AdapterError(KitError):
     """An adapter could not be loaded or started (bad ``module:Class``, missing command, ...)."""
 
 
+class AdapterFault(Exception):
+    """An adapter broke the protocol (died, hung, wrote garbage); the case part is errored."""
+
+
 # -- signals raised by adapters ----------------------------------------------------------------
 
 

@@ -14,18 +14,17 @@ from typing import Any
 
 import pytest
 
-from conformance._adapter import Adapter, Capabilities, load_adapter
+from conformance._adapter import Adapter, Capabilities
+from conformance._adapter_spec import REFERENCE, load_adapter
 from conformance._cases import Case, Catalog, load_catalog
 from conformance._contract import AREAS
 from conformance._errors import AdapterError, CaseError
 from conformance._expected_failures import load_expected_failures
 from conformance._levels import CaseVerdict, LevelReport, compute_levels, describe_level
-from conformance._reference_adapter import ReferenceAdapter
 from conformance._reports import render_levels
 from conformance._runner import DEFAULT_TIMEOUT, Runner
 
 _STATE = pytest.StashKey["_PluginState"]()
-REFERENCE = "reference"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -34,7 +33,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--ppconf-adapter",
         metavar="SPEC",
-        help="run the ppconf catalog against this runtime: module:Class, or 'reference'",
+        help="run the ppconf catalog against this runtime: module:Class, cmd:COMMAND (a "
+        "program speaking the adapter protocol) or 'reference'",
     )
     group.addoption(
         "--ppconf-area",
@@ -57,6 +57,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "passes anyway fails the session",
     )
     group.addoption("--ppconf-catalog", metavar="DIR", help="a catalog folder (default: built-in)")
+    group.addoption(
+        "--ppconf-validate-protocol",
+        action="store_true",
+        help="for cmd: adapters, check all traffic against the protocol schema",
+    )
     group.addoption(
         "--ppconf-timeout",
         type=float,
@@ -89,10 +94,10 @@ class _PluginState:
         # Loaded now, so a bad spec is a usage error before anything runs (each xdist worker
         # loads its own).
         try:
-            adapter: Adapter = (
-                ReferenceAdapter()
-                if self.adapter_spec == REFERENCE
-                else load_adapter(self.adapter_spec)
+            adapter: Adapter = load_adapter(
+                self.adapter_spec,
+                timeout=self.timeout,
+                validate_protocol=option.ppconf_validate_protocol,
             )
         except AdapterError as error:
             raise pytest.UsageError(f"ppconf: {error}") from None
@@ -137,7 +142,8 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if option.ppconf_adapter != REFERENCE and ":" not in option.ppconf_adapter:
         raise pytest.UsageError(
-            f"ppconf: --ppconf-adapter {option.ppconf_adapter!r}: use module:Class or 'reference'"
+            f"ppconf: --ppconf-adapter {option.ppconf_adapter!r}: "
+            "use module:Class, cmd:COMMAND or 'reference'"
         )
     state = _PluginState(config)
     config.stash[_STATE] = state

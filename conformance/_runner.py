@@ -8,6 +8,7 @@ adapter said ``Unsupported``) or ``timeout``.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -18,7 +19,7 @@ from typing import Any, Literal, TypeVar
 
 from conformance._adapter import Adapter, AdapterSession
 from conformance._cases import Case, DiagnosticRef, Scenario, Step, ValidationExpectation
-from conformance._errors import PackRejected, Rejected, Unsupported
+from conformance._errors import AdapterFault, PackRejected, Rejected, Unsupported
 from conformance._matchers import Mismatch, compare, missing
 
 Outcome = Literal["passed", "failed", "errored", "skipped", "timeout"]
@@ -178,7 +179,8 @@ class Runner:
 
     def _outcome(self, action: Callable[[], None]) -> tuple[Outcome, str]:
         try:
-            if self.timeout is None:
+            # An adapter that times its own requests out (and recovers) runs in this thread.
+            if self.timeout is None or getattr(self.adapter, "handles_timeouts", False):
                 action()
             else:
                 if self._worker is None:
@@ -188,6 +190,8 @@ class Runner:
             return "failed", str(failure)
         except Unsupported as unsupported:
             return "skipped", f"unsupported by the runtime: {unsupported.reason}"
+        except AdapterFault as fault:
+            return "errored", f"adapter fault: {fault}"
         except TimeoutError:
             self._worker = None  # abandon the hung thread; the next part gets a fresh one
             return "timeout", f"no answer within {self.timeout:g} s"
@@ -301,12 +305,18 @@ def _run_scenario(case: Case, scenario: Scenario, adapter: Adapter) -> None:
         raise _Failure(
             f"{where}: the session started, expected a refusal with {scenario.start_rejection}"
         )
-    for number, step in enumerate(scenario.steps, start=1):
-        session = _run_step(case, step, session, adapter, f"{where}, step {number}")
-    if scenario.final is not None:
-        mismatch = _compare_observations(scenario.final, session.state())
-        if mismatch:
-            raise _Failure(f"{case.where(scenario.pointer + '/final')}: final: {mismatch}")
+    try:
+        for number, step in enumerate(scenario.steps, start=1):
+            session = _run_step(case, step, session, adapter, f"{where}, step {number}")
+        if scenario.final is not None:
+            mismatch = _compare_observations(scenario.final, session.state())
+            if mismatch:
+                raise _Failure(f"{case.where(scenario.pointer + '/final')}: final: {mismatch}")
+    finally:
+        close = getattr(session, "close", None)  # optional: let the runtime free the session
+        if close is not None:
+            with contextlib.suppress(Exception):  # never hide the scenario's own outcome
+                close()
 
 
 def _run_step(

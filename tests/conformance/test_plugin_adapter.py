@@ -173,7 +173,7 @@ def test_a_spec_without_a_colon_is_a_usage_error(
     result = run_pytest(f"--ppconf-adapter={spec}", f"--ppconf-catalog={small}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        [f"ERROR: ppconf: --ppconf-adapter '{spec}': use module:Class or 'reference'"]
+        [f"ERROR: ppconf: --ppconf-adapter '{spec}': use module:Class, cmd:COMMAND or 'reference'"]
     )
 
 

@@ -1,0 +1,76 @@
+"""Turning an adapter spec into an adapter: ``module:Class`` in process, ``cmd:...`` over the
+protocol, or ``reference``."""
+
+from __future__ import annotations
+
+import importlib
+
+from conformance._adapter import Adapter
+from conformance._errors import AdapterError
+from conformance._reference_adapter import ReferenceAdapter
+from conformance._subprocess import DEFAULT_REQUEST_TIMEOUT, SubprocessAdapter
+
+REFERENCE = "reference"
+
+
+def load_adapter(
+    spec: str,
+    *,
+    timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    validate_protocol: bool = False,
+) -> Adapter:
+    """Build the adapter a spec names.
+
+    Arguments:
+        spec: ``reference``; ``module:Class`` (a Python class called with no arguments); or
+            ``cmd:COMMAND LINE`` (a program speaking the adapter protocol on stdio).
+        timeout: for ``cmd:`` adapters, seconds each request may take.
+        validate_protocol: for ``cmd:`` adapters, check all traffic against the protocol schema.
+
+    Raises:
+        AdapterError: the spec cannot be turned into an adapter.
+    """
+    if spec == REFERENCE:
+        return ReferenceAdapter()
+    if spec.startswith("cmd:"):
+        return SubprocessAdapter.from_spec(
+            spec, timeout=timeout, validate_protocol=validate_protocol
+        )
+    return _python_adapter(spec)
+
+
+def _python_adapter(spec: str) -> Adapter:
+    """Instantiate an adapter from ``module:Class`` (the class is called with no arguments).
+
+    Raises:
+        AdapterError: the module or class cannot be found, or the object is not an adapter.
+    """
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise AdapterError(
+            f"adapter {spec!r} is not of the form module:Class (e.g. mypackage.ppconf:Adapter), "
+            "cmd:COMMAND or reference"
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise AdapterError(
+            f"cannot import adapter module {module_name!r}: {error}; "
+            "is it installed or on PYTHONPATH?"
+        ) from None
+    factory = module
+    try:
+        for part in attribute.split("."):
+            factory = getattr(factory, part)
+    except AttributeError:
+        raise AdapterError(f"module {module_name!r} has no attribute {attribute!r}") from None
+    try:
+        adapter = factory()  # type: ignore[operator]
+    except Exception as error:
+        raise AdapterError(f"creating adapter {spec!r} failed: {error!r}") from None
+    if not isinstance(adapter, Adapter):
+        raise AdapterError(
+            f"{spec!r} does not implement the adapter interface "
+            "(capabilities, load, validate, start, restore)"
+        )
+    return adapter

@@ -1,0 +1,93 @@
+"""``ppconf serve`` and ``ppconf smoke``: the adapter protocol from both ends."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+from conformance._adapter_spec import REFERENCE, load_adapter
+from conformance._cli_run import add_adapter_options, close_adapter, open_adapter
+from conformance._errors import AdapterError
+from conformance._serve import Server
+from conformance._smoke import smoke
+from conformance._subprocess import DEFAULT_REQUEST_TIMEOUT
+
+EXIT_OK, EXIT_DISAGREES, EXIT_BROKEN = 0, 1, 2
+
+
+def add_adapter_parsers(commands: Any) -> None:
+    serve = commands.add_parser(
+        "serve",
+        help="speak the adapter protocol on stdin/stdout (the reference, or --adapter)",
+        description="Serve an in-process adapter (the reference interpreter by default) over "
+        "the JSON Lines adapter protocol on stdin and stdout. See docs/protocol.md.",
+    )
+    serve.add_argument(
+        "--adapter",
+        metavar="module:Class",
+        default=REFERENCE,
+        help="a Python adapter to serve instead of the reference",
+    )
+    serve.set_defaults(handler=_serve)
+
+    check = commands.add_parser(
+        "smoke",
+        help="a few trivial checks telling broken adapter wiring from non-conformance",
+    )
+    add_adapter_options(check)
+    check.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_REQUEST_TIMEOUT,
+        metavar="SECONDS",
+        help=f"time limit for each request (default {DEFAULT_REQUEST_TIMEOUT:g})",
+    )
+    check.set_defaults(handler=_smoke)
+
+
+def _serve(args: argparse.Namespace, out: TextIO) -> int:
+    protocol_out = sys.stdout.buffer
+    # Whatever the served code prints must not reach the protocol stream.
+    sys.stdout = sys.stderr
+    try:
+        adapter = load_adapter(args.adapter)
+    except AdapterError as error:
+        print(f"ppconf: error: {error}", file=sys.stderr)
+        return 2
+    return Server(adapter).serve(sys.stdin.buffer, protocol_out)
+
+
+def _smoke(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        adapter = open_adapter(args)
+    except AdapterError as error:
+        print(f"ppconf: error: {error}", file=sys.stderr)
+        return EXIT_BROKEN
+    try:
+        results = smoke(adapter)
+    finally:
+        close_adapter(adapter)
+    for result in results:
+        mark = {"passes": "ok  ", "disagrees": "DIFF", "breaks": "FAIL"}[result.verdict]
+        detail = f": {result.detail}" if result.detail else ""
+        print(f"{mark} {result.name}{detail}", file=out)
+    broken = [r for r in results if r.verdict == "breaks"]
+    if len(broken) == len(results):
+        print(
+            "every smoke check failed the same way: the adapter's wiring is broken, not its "
+            f"conformance. First error: {broken[0].detail}",
+            file=out,
+        )
+        return EXIT_BROKEN
+    if broken:
+        print(
+            f"{len(broken)} check(s) broke: fix the adapter before reading conformance results",
+            file=out,
+        )
+        return EXIT_BROKEN
+    if any(r.verdict == "disagrees" for r in results):
+        print("the wiring works; the runtime disagrees with the spec: see `ppconf run`", file=out)
+        return EXIT_DISAGREES
+    print("the wiring works: run the catalog with `ppconf run`", file=out)
+    return EXIT_OK

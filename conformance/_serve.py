@@ -1,0 +1,182 @@
+"""``ppconf serve``: an in-process adapter (the reference by default) behind the protocol.
+
+It reads requests from stdin and answers on stdout, one JSON line each, until ``shutdown`` or
+the end of stdin. It proves the protocol end to end, and bridges any Python adapter to tools
+that speak only the protocol.
+"""
+
+from __future__ import annotations
+
+import itertools
+import traceback
+from collections.abc import Callable, Mapping
+from typing import IO, Any
+
+from conformance._adapter import Adapter, AdapterSession
+from conformance._cases import PackInput
+from conformance._errors import PackRejected, Rejected, Unsupported
+from conformance._protocol import PACK_REJECTED, PROTOCOL_VERSION, ProtocolError, decode, encode
+
+
+class _BadRequest(Exception):
+    pass
+
+
+class Server:
+    """Answers protocol requests with an adapter.
+
+    Arguments:
+        adapter: the runtime to serve.
+    """
+
+    def __init__(self, adapter: Adapter) -> None:
+        self.adapter = adapter
+        self.sessions: dict[str, AdapterSession] = {}
+        self._ids = itertools.count(1)
+        self._ops: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+            "hello": self.hello,
+            "load": self.load,
+            "validate": self.validate,
+            "start": self.start,
+            "restore": self.restore,
+            "send": self.send,
+            "set_artifact": self.set_artifact,
+            "tool_calls": self.tool_calls,
+            "advance_clock": self.advance_clock,
+            "state": self.state,
+            "snapshot": self.snapshot,
+            "close": self.close,
+            "shutdown": lambda request: {},
+        }
+
+    def serve(self, stdin: IO[bytes], stdout: IO[bytes]) -> int:
+        """Answer requests until ``shutdown`` or end of input; return the exit status."""
+        for line in iter(stdin.readline, b""):
+            if not line.strip():
+                continue
+            reply, stop = self.answer(line)
+            stdout.write(encode(reply))
+            stdout.flush()
+            if stop:
+                break
+        return 0
+
+    def answer(self, line: bytes) -> tuple[dict[str, Any], bool]:
+        """The response to one request line, and whether to stop afterwards."""
+        try:
+            request = decode(line)
+        except ProtocolError as error:
+            return _error(None, "bad-request", str(error)), False
+        request_id = request.get("id")
+        op = request.get("op")
+        handler = self._ops.get(op) if isinstance(op, str) else None
+        if not isinstance(request_id, int) or handler is None:
+            message = "a request needs an integer id and a known op"
+            return _error(
+                request_id if isinstance(request_id, int) else None, "bad-request", message
+            ), False
+        try:
+            result = handler(request)
+        except Rejected as rejection:
+            return _error(request_id, rejection.code, rejection.message, rejection.limit), False
+        except PackRejected as rejection:
+            return _error(request_id, PACK_REJECTED, rejection.reason), False
+        except Unsupported as unsupported:
+            return {"id": request_id, "skipped": {"reason": unsupported.reason}}, False
+        except (_BadRequest, KeyError, TypeError, ValueError) as error:
+            return _error(request_id, "bad-request", f"{type(error).__name__}: {error}"), False
+        except Exception as error:
+            where = traceback.extract_tb(error.__traceback__)[-1]
+            message = f"{type(error).__name__}: {error} at {where.filename}:{where.lineno}"
+            return _error(request_id, "internal-error", message), False
+        return {"id": request_id, "ok": True, **result}, op == "shutdown"
+
+    # -- operations ----------------------------------------------------------------------------
+
+    def hello(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("protocol") != PROTOCOL_VERSION:
+            raise Rejected("protocol-unsupported", None, f"this server speaks {PROTOCOL_VERSION}")
+        capabilities = self.adapter.capabilities()
+        return {
+            "protocol": PROTOCOL_VERSION,
+            "runtime": {
+                "name": capabilities.name,
+                "version": capabilities.version,
+                "language": capabilities.language,
+            },
+            "claims": dict(capabilities.claims),
+            "extensions": list(capabilities.extensions),
+        }
+
+    def load(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.adapter.load(_pack(request))
+        return {}
+
+    def validate(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"diagnostics": [dict(d) for d in self.adapter.validate(_pack(request))]}
+
+    def start(self, request: dict[str, Any]) -> dict[str, Any]:
+        return self._keep(self.adapter.start(_pack(request)))
+
+    def restore(self, request: dict[str, Any]) -> dict[str, Any]:
+        return self._keep(self.adapter.restore(_pack(request), request["snapshot"]))
+
+    def _keep(self, session: AdapterSession) -> dict[str, Any]:
+        name = f"s{next(self._ids)}"
+        self.sessions[name] = session
+        return {"session": name}
+
+    def _session(self, request: Mapping[str, Any]) -> AdapterSession:
+        session = self.sessions.get(request.get("session"))  # type: ignore[arg-type]
+        if session is None:
+            raise _BadRequest(f"no session {request.get('session')!r}")
+        return session
+
+    def send(self, request: dict[str, Any]) -> dict[str, Any]:
+        transition = self._session(request).send(request["event"], request["source"])
+        return {"transition": dict(transition)}
+
+    def set_artifact(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._session(request).set_artifact(request["name"], request["value"])
+        return {}
+
+    def tool_calls(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._session(request).record_tool_calls(request["count"])
+        return {}
+
+    def advance_clock(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._session(request).advance_clock(request["seconds"])
+        return {}
+
+    def state(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"state": dict(self._session(request).state())}
+
+    def snapshot(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"snapshot": self._session(request).snapshot()}
+
+    def close(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._session(request)
+        del self.sessions[request["session"]]
+        return {}
+
+
+def _pack(request: Mapping[str, Any]) -> PackInput:
+    pack = request["pack"]
+    if not isinstance(pack, dict) or pack.get("format") not in ("json", "yaml"):
+        raise _BadRequest("pack must be an object with text and format (json or yaml)")
+    document = pack.get("document")
+    return PackInput(
+        text=str(pack["text"]),
+        format=pack["format"],
+        document=document if isinstance(document, dict) else None,
+        source="<protocol>",
+    )
+
+
+def _error(
+    request_id: int | None, code: str, message: str, limit: str | None = None
+) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if limit is not None:
+        error["limit"] = limit
+    return {"id": request_id, "ok": False, "error": error}
