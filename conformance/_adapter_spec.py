@@ -4,6 +4,7 @@ protocol, or ``reference``."""
 from __future__ import annotations
 
 import importlib
+from typing import IO
 
 from conformance._adapter import Adapter
 from conformance._errors import AdapterError
@@ -18,6 +19,7 @@ def load_adapter(
     *,
     timeout: float = DEFAULT_REQUEST_TIMEOUT,
     validate_protocol: bool = False,
+    transcript: IO[str] | None = None,
 ) -> Adapter:
     """Build the adapter a spec names.
 
@@ -26,6 +28,7 @@ def load_adapter(
             ``cmd:COMMAND LINE`` (a program speaking the adapter protocol on stdio).
         timeout: for ``cmd:`` adapters, seconds each request may take.
         validate_protocol: for ``cmd:`` adapters, check all traffic against the protocol schema.
+        transcript: for ``cmd:`` adapters, a text stream to copy all traffic to.
 
     Raises:
         AdapterError: the spec cannot be turned into an adapter.
@@ -34,7 +37,7 @@ def load_adapter(
         return ReferenceAdapter()
     if spec.startswith("cmd:"):
         return SubprocessAdapter.from_spec(
-            spec, timeout=timeout, validate_protocol=validate_protocol
+            spec, timeout=timeout, validate_protocol=validate_protocol, transcript=transcript
         )
     return _python_adapter(spec)
 

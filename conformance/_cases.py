@@ -267,7 +267,7 @@ def _pack_input(
     data: dict[str, Any], document: Document, path: Path, root: Path, source: str
 ) -> PackInput:
     if "pack" in data:
-        text = json.dumps(data["pack"], indent=2, ensure_ascii=False)
+        text = json.dumps(data["pack"], ensure_ascii=False, separators=(",", ":"))
         return PackInput(text, "json", data["pack"], f"{source}#/pack")
     target = (path.parent / data["pack_file"]).resolve()
     if not target.is_relative_to(root.resolve()):

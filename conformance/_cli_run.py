@@ -76,12 +76,21 @@ def add_adapter_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="for cmd: adapters, check every request and response against the protocol schema",
     )
+    parser.add_argument(
+        "--protocol-log",
+        metavar="PATH",
+        help="for cmd: adapters, write every request and response line to PATH",
+    )
 
 
 def open_adapter(args: argparse.Namespace) -> Adapter:
     """The adapter the options name (raises AdapterError)."""
+    transcript = open(args.protocol_log, "w", encoding="utf-8") if args.protocol_log else None  # noqa: SIM115
     return load_adapter(
-        args.adapter, timeout=args.timeout, validate_protocol=args.validate_protocol
+        args.adapter,
+        timeout=args.timeout,
+        validate_protocol=args.validate_protocol,
+        transcript=transcript,
     )
 
 

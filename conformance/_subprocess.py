@@ -45,6 +45,7 @@ class SubprocessAdapter:
         command: the adapter program and its arguments.
         timeout: seconds each request may take before the process is deemed hung.
         validate_protocol: check every request and response against the protocol schema.
+        transcript: a text stream that gets every request (``> ``) and response (``< ``) line.
     """
 
     handles_timeouts = True
@@ -56,12 +57,14 @@ class SubprocessAdapter:
         *,
         timeout: float = DEFAULT_REQUEST_TIMEOUT,
         validate_protocol: bool = False,
+        transcript: IO[str] | None = None,
     ) -> None:
         if not command:
             raise AdapterError("the adapter command is empty")
         self.command = list(command)
         self.timeout = timeout
         self.validate_protocol = validate_protocol
+        self.transcript = transcript
         self._process: subprocess.Popen[bytes] | None = None
         self._lines: queue.SimpleQueue[bytes] = queue.SimpleQueue()
         self._stderr: deque[bytes] = deque()
@@ -167,6 +170,8 @@ class SubprocessAdapter:
             with contextlib.suppress(AdapterFault, OSError):
                 self._exchange({"op": "shutdown"})
         self._stop()
+        if self.transcript is not None:
+            self.transcript.flush()
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -181,8 +186,11 @@ class SubprocessAdapter:
                 check_message(message, "Request")
             except ProtocolError as error:  # a kit bug, not the adapter's
                 raise AssertionError(str(error)) from None
+        line_out = encode(message)
+        if self.transcript is not None:
+            self.transcript.write("> " + line_out.decode())
         try:
-            process.stdin.write(encode(message))
+            process.stdin.write(line_out)
             process.stdin.flush()
         except OSError:
             self._fault(f"the adapter process is gone (exit status {process.poll()})")
@@ -196,6 +204,8 @@ class SubprocessAdapter:
                 f"the adapter process exited (status {process.returncode}) "
                 f"before answering {request['op']!r}"
             )
+        if self.transcript is not None:
+            self.transcript.write("< " + line.decode("utf-8", errors="replace").rstrip("\n") + "\n")
         if len(line) > MAX_LINE_BYTES:
             self._fault(f"a response line is longer than {MAX_LINE_BYTES:,} bytes")
         try:
