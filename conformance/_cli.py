@@ -12,8 +12,10 @@ from collections.abc import Sequence
 
 from conformance._cli_adapter import add_adapter_parsers
 from conformance._cli_cases import add_cases_parser
+from conformance._cli_common import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNUSABLE, report_error
 from conformance._cli_pack import add_pack_parsers
 from conformance._cli_run import add_run_parser
+from conformance._errors import KitError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -21,11 +23,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         status: int = args.handler(args, sys.stdout)
+    except KitError as error:  # a malformed case, an adapter that cannot be loaded, ...
+        report_error(str(error))
+        return EXIT_UNUSABLE
     except BrokenPipeError:  # e.g. piped into `head`
-        return 0
+        return EXIT_OK
     except KeyboardInterrupt:
         print("ppconf: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     return status
 
 

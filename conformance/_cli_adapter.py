@@ -7,13 +7,11 @@ import sys
 from typing import Any, TextIO
 
 from conformance._adapter_spec import REFERENCE, load_adapter
+from conformance._cli_common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
 from conformance._cli_run import add_adapter_options, close_adapter, open_adapter
-from conformance._errors import AdapterError
 from conformance._serve import Server
 from conformance._smoke import smoke
 from conformance._subprocess import DEFAULT_REQUEST_TIMEOUT
-
-EXIT_OK, EXIT_DISAGREES, EXIT_BROKEN = 0, 1, 2
 
 
 def add_adapter_parsers(commands: Any) -> None:
@@ -50,20 +48,12 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
     protocol_out = sys.stdout.buffer
     # Whatever the served code prints must not reach the protocol stream.
     sys.stdout = sys.stderr
-    try:
-        adapter = load_adapter(args.adapter)
-    except AdapterError as error:
-        print(f"ppconf: error: {error}", file=sys.stderr)
-        return 2
+    adapter = load_adapter(args.adapter)  # an AdapterError is reported by main()
     return Server(adapter).serve(sys.stdin.buffer, protocol_out)
 
 
 def _smoke(args: argparse.Namespace, out: TextIO) -> int:
-    try:
-        adapter = open_adapter(args)
-    except AdapterError as error:
-        print(f"ppconf: error: {error}", file=sys.stderr)
-        return EXIT_BROKEN
+    adapter = open_adapter(args)  # an AdapterError is reported by main()
     try:
         results = smoke(adapter)
     finally:
@@ -79,15 +69,15 @@ def _smoke(args: argparse.Namespace, out: TextIO) -> int:
             f"conformance. First error: {broken[0].detail}",
             file=out,
         )
-        return EXIT_BROKEN
+        return EXIT_UNUSABLE
     if broken:
         print(
             f"{len(broken)} check(s) broke: fix the adapter before reading conformance results",
             file=out,
         )
-        return EXIT_BROKEN
+        return EXIT_UNUSABLE
     if any(r.verdict == "disagrees" for r in results):
         print("the wiring works; the runtime disagrees with the spec: see `ppconf run`", file=out)
-        return EXIT_DISAGREES
+        return EXIT_FAILED
     print("the wiring works: run the catalog with `ppconf run`", file=out)
     return EXIT_OK

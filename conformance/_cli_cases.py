@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any, TextIO
 
 from conformance._cases import load_catalog
 from conformance._checks import check_catalog
+from conformance._cli_common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_error
 from conformance._cli_run import add_selection_options, select
-from conformance._errors import CaseError
 from conformance._resources import catalog_root
 from conformance._tables import render_table
-
-EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
 
 
 def add_cases_parser(commands: Any) -> None:
@@ -43,16 +40,8 @@ def add_cases_parser(commands: Any) -> None:
     check.set_defaults(handler=_check)
 
 
-def _error(message: str) -> None:
-    print(f"ppconf: error: {message}", file=sys.stderr)
-
-
 def _list(args: argparse.Namespace, out: TextIO) -> int:
-    try:
-        catalog = load_catalog(args.catalog)
-    except CaseError as error:
-        _error(str(error))
-        return EXIT_UNUSABLE
+    catalog = load_catalog(args.catalog)  # a CaseError is reported by main()
     rows = [
         [c.id, c.area, str(c.level), c.requirement, c.description] for c in select(args, catalog)
     ]
@@ -62,16 +51,12 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _show(args: argparse.Namespace, out: TextIO) -> int:
-    try:
-        catalog = load_catalog(args.catalog)
-    except CaseError as error:
-        _error(str(error))
-        return EXIT_UNUSABLE
+    catalog = load_catalog(args.catalog)  # a CaseError is reported by main()
     case = catalog.get(args.case_id)
     if case is None:
         close = [c.id for c in catalog.cases if args.case_id in c.id][:5]
         hint = f"; did you mean {', '.join(close)}?" if close else "; see `ppconf cases list`"
-        _error(f"no case {args.case_id!r}{hint}")
+        report_error(f"no case {args.case_id!r}{hint}")
         return EXIT_UNUSABLE
     print(f"# {case.file}", file=out)
     print(case.file.read_text(encoding="utf-8"), end="", file=out)
@@ -81,7 +66,7 @@ def _show(args: argparse.Namespace, out: TextIO) -> int:
 def _check(args: argparse.Namespace, out: TextIO) -> int:
     root = Path(args.catalog) if args.catalog else catalog_root()
     if not root.is_dir():
-        _error(f"{root} is not a folder")
+        report_error(f"{root} is not a folder")
         return EXIT_UNUSABLE
     cases, problems = check_catalog(root, coverage=not args.no_coverage)
     for problem in problems:

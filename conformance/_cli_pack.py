@@ -10,9 +10,8 @@ import sys
 from typing import Any, TextIO
 
 import reference
+from conformance._cli_common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_error
 from conformance._tables import render_table
-
-EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
 
 
 def add_pack_parsers(commands: Any) -> None:
@@ -63,10 +62,6 @@ def add_pack_parsers(commands: Any) -> None:
     trace.set_defaults(handler=_trace)
 
 
-def _error(message: str) -> None:
-    print(f"ppconf: error: {message}", file=sys.stderr)
-
-
 # -- validate ---------------------------------------------------------------------------------
 
 
@@ -79,7 +74,7 @@ def _validate(args: argparse.Namespace, out: TextIO) -> int:
         if report["load_error"] is not None:
             status = EXIT_UNUSABLE
         elif not report["valid"] and status == EXIT_OK:
-            status = EXIT_INVALID
+            status = EXIT_FAILED
     if args.format == "json":
         json.dump({"files": reports}, out, indent=2)
         out.write("\n")
@@ -156,23 +151,23 @@ def _trace(args: argparse.Namespace, out: TextIO) -> int:
     try:
         pack = reference.load_pack(args.pack)
     except reference.PackLoadError as error:
-        _error(f"cannot load {error}")
+        report_error(f"cannot load {error}")
         return EXIT_UNUSABLE
     try:
         events = [_parse_event(token) for token in args.events.split(",") if token.strip()]
         actions = _parse_actions(args, len(events))
     except _UsageError as error:
-        _error(str(error))
+        report_error(str(error))
         return EXIT_UNUSABLE
     clock = reference.ManualClock()
     try:
         session = reference.start_session(pack, clock=clock)
     except reference.Rejection as rejection:
-        _error(f"{args.pack}: the session cannot start: {rejection}")
-        return EXIT_INVALID
+        report_error(f"{args.pack}: the session cannot start: {rejection}")
+        return EXIT_FAILED
     except reference.PackInvalidError as error:
-        _error(f"{args.pack}: {error}")
-        return EXIT_INVALID
+        report_error(f"{args.pack}: {error}")
+        return EXIT_FAILED
 
     steps: list[dict[str, Any]] = []
     try:
@@ -187,7 +182,7 @@ def _trace(args: argparse.Namespace, out: TextIO) -> int:
             steps.append(step)
             _run_actions(session, clock, actions.get(number, []))
     except _UsageError as error:
-        _error(str(error))
+        report_error(str(error))
         return EXIT_UNUSABLE
     final = session.state()
     if args.format == "json":

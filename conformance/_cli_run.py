@@ -12,14 +12,19 @@ from typing import Any, TextIO
 from conformance._adapter import Adapter
 from conformance._adapter_spec import REFERENCE, load_adapter
 from conformance._cases import Case, Catalog, load_catalog
+from conformance._cli_common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    report_error,
+)
 from conformance._errors import AdapterError, CaseError
 from conformance._expected_failures import load_expected_failures
 from conformance._levels import LevelReport, compute_levels, describe_level
 from conformance._reports import JsonLinesReport, render_levels, write_junit, write_markdown
 from conformance._runner import DEFAULT_TIMEOUT, CaseResult, Runner
 from conformance._verdicts import verdicts
-
-EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def add_run_parser(commands: Any) -> None:
@@ -121,15 +126,11 @@ def select(args: argparse.Namespace, catalog: Catalog) -> list[Case]:
     )
 
 
-def _error(message: str) -> None:
-    print(f"ppconf: error: {message}", file=sys.stderr)
-
-
 def run_command(args: argparse.Namespace, out: TextIO) -> int:
     formats = {fmt for fmt, _ in args.report}
     unknown = formats - {"json", "junit", "md"}
     if unknown:
-        _error(f"unknown report format {sorted(unknown)[0]!r}; use json, junit or md")
+        report_error(f"unknown report format {sorted(unknown)[0]!r}; use json, junit or md")
         return EXIT_UNUSABLE
     try:
         adapter = open_adapter(args)
@@ -141,14 +142,14 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
         )
         capabilities = adapter.capabilities()
     except (AdapterError, CaseError) as error:
-        _error(str(error))
+        report_error(str(error))
         return EXIT_UNUSABLE
     except Exception as error:  # capabilities() is the adapter's own code
-        _error(f"the adapter failed to describe itself: {type(error).__name__}: {error}")
+        report_error(f"the adapter failed to describe itself: {type(error).__name__}: {error}")
         return EXIT_UNUSABLE
     cases = select(args, catalog)
     if not cases:
-        _error("no case matches the filters")
+        report_error("no case matches the filters")
         return EXIT_UNUSABLE
 
     selection = {
@@ -161,7 +162,7 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
     try:
         streams = [JsonLinesReport(path, capabilities, selection) for path in json_paths]
     except OSError as error:
-        _error(f"cannot write the report: {error}")
+        report_error(f"cannot write the report: {error}")
         return EXIT_UNUSABLE
 
     runner = Runner(adapter, timeout=args.timeout)

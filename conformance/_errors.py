@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-from reference import Location
+from reference import LocatedError
 
 
 class KitError(Exception):
     """Base class of the kit's own errors (bad case files, bad adapter specs, ...)."""
 
 
-class CaseError(KitError):
-    """A case file is malformed.
-
-    Attributes:
-        message: what is wrong.
-        location: file, line, column and JSON pointer of the offending field.
-        hint: how to fix it.
-    """
-
-    def __init__(self, message: str, location: Location, hint: str = "") -> None:
-        self.message = message
-        self.location = location
-        self.hint = hint
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        text = f"{self.location}: {self.message}"
-        return f"{text} ({self.hint})" if self.hint else text
+class CaseError(LocatedError, KitError):
+    """A case file (or an expected-failures file) is malformed: what, where, how to fix it."""
 
 
 class AdapterError(KitError):

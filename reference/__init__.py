@@ -20,6 +20,7 @@ from typing import Any
 
 from reference._errors import (
     InterpreterError,
+    LocatedError,
     Location,
     PackInvalidError,
     PackLoadError,
@@ -49,6 +50,7 @@ __all__ = [
     "Document",
     "InterpreterError",
     "Limits",
+    "LocatedError",
     "Location",
     "ManualClock",
     "PackInvalidError",

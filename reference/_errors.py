@@ -31,8 +31,8 @@ class Location:
         return text
 
 
-class PackLoadError(InterpreterError):
-    """A document could not be read as a pack (bad syntax, hostile shape, wrong root type).
+class LocatedError(Exception):
+    """An error about a place in a document: what is wrong, where, and how to fix it.
 
     Attributes:
         message: what is wrong, in one sentence.
@@ -51,6 +51,10 @@ class PackLoadError(InterpreterError):
         if self.hint:
             text += f" ({self.hint})"
         return text
+
+
+class PackLoadError(LocatedError, InterpreterError):
+    """A document could not be read as a pack (bad syntax, hostile shape, wrong root type)."""
 
 
 class PackInvalidError(InterpreterError):
