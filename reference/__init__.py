@@ -1,4 +1,4 @@
-"""The ppconf reference interpreter for PromptPack workflows (RFC 0005, RFC 0009).
+"""The ppconf reference interpreter for PromptPack workflows (RFC 0005, 0009 and 0010).
 
 Load -> validate -> run::
 
@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from reference._composition_run import run_composition, run_state_composition
+from reference._composition_steps import CompositionRunError
+from reference._composition_trace import CompositionResult, StepTrace
 from reference._errors import (
     InterpreterError,
     LocatedError,
@@ -27,6 +30,7 @@ from reference._errors import (
     Rejection,
     SnapshotError,
 )
+from reference._extensions import Extensions, StepFailure, test_extensions
 from reference._loading import DEFAULT_LIMITS, Document, Limits, parse_document, read_document
 from reference._pointer import describe_json_type
 from reference._session import (
@@ -46,8 +50,11 @@ __all__ = [
     "DEFAULT_LIMITS",
     "Budget",
     "Clock",
+    "CompositionResult",
+    "CompositionRunError",
     "Diagnostic",
     "Document",
+    "Extensions",
     "InterpreterError",
     "Limits",
     "LocatedError",
@@ -61,6 +68,8 @@ __all__ = [
     "Source",
     "StateSpec",
     "Status",
+    "StepFailure",
+    "StepTrace",
     "Transition",
     "Workflow",
     "compile_workflow",
@@ -71,7 +80,10 @@ __all__ = [
     "read_document",
     "read_pack",
     "restore_session",
+    "run_composition",
+    "run_state_composition",
     "start_session",
+    "test_extensions",
     "validate",
 ]
 

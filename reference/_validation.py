@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeGuard
 
 import jsonschema_rs
 
-from reference import _graph
+from reference import _composition_rules, _graph
 from reference._pointer import describe_json_type, pointer, pointer_from_path
 from reference._resources import schema_path
 
@@ -83,6 +83,7 @@ def validate(pack: Any) -> list[Diagnostic]:
     workflow = pack.get("workflow")
     if isinstance(workflow, dict):
         found.extend(_WorkflowRules(pack, workflow).diagnostics())
+    found.extend(_composition_rules.diagnostics(pack))
     return sorted(found, key=sort_key)
 
 
