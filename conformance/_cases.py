@@ -24,13 +24,23 @@ from reference import Document, Location
 from reference._pointer import pointer_from_path
 
 PackFormat = Literal["json", "yaml"]
-StepKind = Literal["event", "set_artifact", "tool_calls", "advance_clock", "snapshot_restore"]
+StepKind = Literal[
+    "event",
+    "set_artifact",
+    "tool_calls",
+    "advance_clock",
+    "snapshot_restore",
+    "run_composition",
+    "run_state",
+]
 STEP_KINDS: tuple[StepKind, ...] = (
     "event",
     "set_artifact",
     "tool_calls",
     "advance_clock",
     "snapshot_restore",
+    "run_composition",
+    "run_state",
 )
 PACK_DIRECTORY = "packs"
 """Folders with this name hold pack files for ``pack_file``, not cases."""
@@ -105,7 +115,16 @@ class Step:
             return f"tool_calls {args['count']}"
         if self.kind == "advance_clock":
             return f"advance_clock {args['seconds']}"
+        if self.kind == "run_composition":
+            return f"run_composition {args['name']}"
+        if self.kind == "run_state":
+            return "run_state"
         return "snapshot_restore"
+
+    @property
+    def needs_session(self) -> bool:
+        """Whether the step acts on a session (running a named composition does not)."""
+        return self.kind != "run_composition"
 
 
 @dataclass(frozen=True)
@@ -175,7 +194,24 @@ class Case:
                     found.add(rejection["code"])
                 elif isinstance(rejection, str):
                     found.add(rejection)
+                found.update(_codes_in((step.expect or {}).get("composition")))
         return found
+
+
+def _codes_in(expected: Any) -> set[str]:
+    """The ``code`` values anywhere in an expected composition result (failure codes)."""
+    found: set[str] = set()
+    stack = [expected]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Mapping):
+            code = value.get("code")
+            if isinstance(code, str):
+                found.add(code)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return found
 
 
 # -- loading ----------------------------------------------------------------------------------
@@ -321,6 +357,8 @@ def _scenario(data: Mapping[str, Any], pointer: str) -> Scenario:
             arguments = {"count": raw["tool_calls"]}
         elif kind == "advance_clock":
             arguments = {"seconds": raw["advance_clock"]}
+        elif kind in ("run_composition", "run_state"):
+            arguments = {"input": None, "mocks": {}, **raw[kind]}
         else:
             arguments = {}
         steps.append(Step(kind, arguments, raw.get("expect"), f"{pointer}/steps/{index}"))

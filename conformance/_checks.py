@@ -13,6 +13,10 @@ from pathlib import Path
 import reference
 from conformance._cases import Case, case_files, check_unique, load_case
 from conformance._contract import (
+    COMPOSITION_ERROR_CODES,
+    COMPOSITION_RULES,
+    COMPOSITION_RUN_CODES,
+    COMPOSITION_WARNING_CODES,
     REJECTION_CODES,
     RULES,
     RULES_COVERED_ELSEWHERE,
@@ -82,15 +86,17 @@ def coverage_problems(cases: Sequence[Case]) -> list[str]:
         covered_rules |= set(case.rules)
     for kind, codes in (
         ("diagnostic code", WORKFLOW_ERROR_CODES + WORKFLOW_WARNING_CODES),
+        ("composition diagnostic code", COMPOSITION_ERROR_CODES + COMPOSITION_WARNING_CODES),
+        ("composition run code", COMPOSITION_RUN_CODES),
         ("rejection code", REJECTION_CODES),
     ):
         for code in codes:
             if code not in exercised:
                 problems.append(f"no case exercises the {kind} {code!r}")
-    for area in ("workflow", "loops"):
+    for area in ("workflow", "loops", "compositions"):
         if not any(c.area == area and c.level == 0 and c.load for c in cases):
             problems.append(f"no Level 0 case loads a pack carrying {area} fields")
-    for rule in RULES:
+    for rule in RULES + COMPOSITION_RULES:
         if rule.id not in covered_rules and rule.id not in RULES_COVERED_ELSEWHERE:
             problems.append(
                 f"no case covers SEMANTICS row {rule.id} ({rule.requirement}: {rule.summary})"

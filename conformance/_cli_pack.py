@@ -276,3 +276,91 @@ def _trace_table(session: reference.Session, steps: list[dict[str, Any]]) -> str
         values = [step["artifacts"].get(n, "-") for n in names]
         rows.append([str(step["step"]), moved, event, result, *values])
     return render_table(["#", "transition", "event", "result", *names], rows)
+
+
+# -- run-composition ----------------------------------------------------------------------------
+
+
+def add_composition_parser(commands: Any) -> None:
+    run = commands.add_parser(
+        "run-composition",
+        help="run a composition on the reference with scripted mocks; print output and trace",
+        description="Run composition NAME of PACK on the reference interpreter. Model and tool "
+        "behaviour comes from --mocks (docs/semantics.md section 5); the kit's test extensions "
+        "(ppconf.upper, ppconf.join) are registered.",
+    )
+    run.add_argument("pack", metavar="PACK")
+    run.add_argument("name", metavar="NAME")
+    run.add_argument("--input", default="null", metavar="JSON", help="the input, as JSON")
+    run.add_argument("--mocks", metavar="FILE", help="YAML or JSON mapping of scripted responses")
+    run.add_argument("--format", choices=("table", "json"), default="table")
+    run.set_defaults(handler=_run_composition)
+
+
+def _run_composition(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        pack = reference.load_pack(args.pack)
+        mocks = reference.read_document(args.mocks).data if args.mocks else {}
+    except reference.PackLoadError as error:
+        report_error(f"cannot load {error}")
+        return EXIT_UNUSABLE
+    try:
+        value = json.loads(args.input)
+    except json.JSONDecodeError as error:
+        report_error(f"--input is not JSON: {error}")
+        return EXIT_UNUSABLE
+    if not isinstance(mocks, dict):
+        report_error(f"{args.mocks}: the mocks are a mapping of step id, prompt or tool to a list")
+        return EXIT_UNUSABLE
+    errors = [d for d in reference.validate(pack) if d.severity == "error"]
+    if errors:
+        report_error(f"{args.pack}: the pack has errors, first: {errors[0]}")
+        return EXIT_FAILED
+    try:
+        result = reference.run_composition(
+            pack, args.name, value, mocks, extensions=reference.test_extensions()
+        )
+    except reference.CompositionRunError as error:
+        report_error(f"{error.code}: {error.message}")
+        return EXIT_FAILED
+    data = result.to_dict()
+    if args.format == "json":
+        json.dump(data, out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    else:
+        print(_composition_table(data["trace"]), file=out)
+        if data["status"] == "completed":
+            print(f"output: {json.dumps(data['output'], ensure_ascii=False)}", file=out)
+        else:
+            failure = data["error"]
+            print(
+                f"failed: {failure['code']} at step {failure.get('step')}: {failure['message']}",
+                file=out,
+            )
+    return EXIT_OK if data["status"] == "completed" else EXIT_FAILED
+
+
+def _composition_table(trace: list[dict[str, Any]]) -> str:
+    rows: list[list[str]] = []
+
+    def add(entry: dict[str, Any], indent: str) -> None:
+        detail = ""
+        if "decision" in entry:
+            detail = json.dumps(entry["decision"], ensure_ascii=False)
+        elif "error" in entry:
+            detail = f"{entry['error']['code']}: {entry['error']['message']}"
+        elif "output" in entry:
+            detail = json.dumps(entry["output"], ensure_ascii=False)
+        elif "reason" in entry:
+            detail = entry["reason"]
+        if len(detail) > 70:
+            detail = detail[:67] + "..."
+        rows.append(
+            [indent + entry["step"], entry["kind"], entry["status"], str(entry["attempts"]), detail]
+        )
+        for member in entry.get("members", ()):
+            add(member, indent + "  ")
+
+    for entry in trace:
+        add(entry, "")
+    return render_table(["step", "kind", "status", "attempts", "output / decision / error"], rows)

@@ -48,6 +48,22 @@ RULES = (
     Rule("X16", "MUST", "unknown workflow version refuses to start"),
 )
 
+COMPOSITION_RULES = (
+    Rule("C1", "MUST", "steps in array order; depends_on joins"),
+    Rule("C2", "MUST", "branch: the target not taken is skipped, no jump"),
+    Rule("C3", "MUST", "parallel: concurrent branches merged in branch order"),
+    Rule("C4", "MAY", "only leaf kinds inside a parallel"),
+    Rule("C5", "MUST", "references keep JSON types; unresolved references fail the step"),
+    Rule("C6", "MUST", "predicates: JSON equality, membership, ordered ops, exists, all/any/not"),
+    Rule("C7", "MUST", "retry.max_attempts counts attempts"),
+    Rule("C8", "MAY", "eval modifiers recorded, not executed"),
+    Rule("C9", "MUST", "agent steps: bounded rounds, exit on the termination tool"),
+    Rule("C10", "SHOULD", "the composition's output"),
+    Rule("C11", "MAY", "a composition-mode state runs its composition"),
+    Rule("C12", "MUST", "vendor extensions at Level 3"),
+)
+"""The rows of SEMANTICS.md section 4."""
+
 RULES_COVERED_ELSEWHERE = {
     "L5": "hostile documents are about the kit's own loader; tests/reference/test_loading.py "
     "and tests/conformance/test_cli_validate.py cover them, and a case file cannot carry them",
@@ -82,6 +98,38 @@ WORKFLOW_WARNING_CODES = (
     "dead-end-state",
     "loop-without-budget",
 )
+
+COMPOSITION_ERROR_CODES = (
+    "composition-version-unsupported",
+    "composition-name-reserved",
+    "step-id-invalid",
+    "step-id-duplicate",
+    "step-kind-unknown",
+    "step-field-missing",
+    "step-prompt-task-unknown",
+    "step-tool-unknown",
+    "step-eval-unknown",
+    "step-target-unknown",
+    "reference-unresolved",
+    "agent-termination-missing",
+    "parallel-branches-too-few",
+    "parallel-reduce-missing",
+    "reduce-strategy-unknown",
+    "predicate-invalid",
+    "step-graph-cycle",
+    "composition-output-unknown",
+)
+
+COMPOSITION_WARNING_CODES = ("composition-unreferenced", "join-without-depends-on")
+
+COMPOSITION_RUN_CODES = (
+    "predicate-type-error",
+    "reference-unresolved",
+    "composition-no-output",
+    "step-kind-unsupported",
+    "reduce-strategy-unsupported",
+)
+"""Failure codes of a composition run (in its result's ``error`` or a step's trace)."""
 
 REJECTION_CODES = (
     "unknown-event",

@@ -8,6 +8,7 @@ Works under pytest-xdist: results are gathered from the reports the controller r
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -266,6 +267,13 @@ class _SessionHooks:
         )
         if (below or state.unexpected_passes()) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Let an adapter holding a process (cmd:) shut it down."""
+        close = getattr(self.state.runner.adapter, "close", None)
+        if close is not None:
+            with contextlib.suppress(Exception):
+                close()
 
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
         """Print the support level table after the test summary."""

@@ -17,9 +17,17 @@ __all__ = ["ReferenceAdapter"]
 class ReferenceSession:
     """A reference :class:`reference.Session` with a kit-controlled clock."""
 
-    def __init__(self, session: reference.Session, clock: reference.ManualClock) -> None:
+    def __init__(
+        self,
+        session: reference.Session,
+        clock: reference.ManualClock,
+        pack: Mapping[str, Any],
+        extensions: reference.Extensions,
+    ) -> None:
         self._session = session
         self._clock = clock
+        self._pack = pack
+        self._extensions = extensions
 
     def send(self, event: str, source: str) -> Mapping[str, Any]:
         try:
@@ -45,19 +53,32 @@ class ReferenceSession:
     def snapshot(self) -> Any:
         return self._session.snapshot()
 
+    def run_state(self, input: Any, mocks: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Run the current state's composition (C11)."""
+        try:
+            result = reference.run_state_composition(
+                self._pack, self._session, input, mocks, extensions=self._extensions
+            )
+        except reference.CompositionRunError as error:
+            raise Rejected(error.code, None, error.message) from None
+        return result.to_dict()
+
 
 class ReferenceAdapter:
     """Runs cases on :mod:`reference`. Compiled workflows are cached per pack text."""
 
     def __init__(self) -> None:
         self._workflows: dict[str, reference.Workflow] = {}
+        # The kit's test vendor namespace (ppconf.upper, ppconf.join): Level 3 of RFC 0010.
+        self._extensions = reference.test_extensions()
 
     def capabilities(self) -> Capabilities:
         return Capabilities(
             name="ppconf-reference",
             version=_version(),
             language="python",
-            claims={"workflow": 2, "loops": 2},
+            claims={"workflow": 2, "loops": 2, "compositions": 3},
+            extensions=(*self._extensions.kinds, *self._extensions.reducers),
         )
 
     def _document(self, pack: PackInput) -> dict[str, Any]:
@@ -92,12 +113,25 @@ class ReferenceAdapter:
 
     def start(self, pack: PackInput) -> ReferenceSession:
         clock = reference.ManualClock()
-        return ReferenceSession(reference.start_session(self._workflow(pack), clock=clock), clock)
+        session = reference.start_session(self._workflow(pack), clock=clock)
+        return ReferenceSession(session, clock, self._document(pack), self._extensions)
 
     def restore(self, pack: PackInput, snapshot: Any) -> ReferenceSession:
         clock = reference.ManualClock()
         session = reference.restore_session(self._workflow(pack), snapshot, clock=clock)
-        return ReferenceSession(session, clock)
+        return ReferenceSession(session, clock, self._document(pack), self._extensions)
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Run a composition with scripted mocks; refusals carry the reference's codes."""
+        try:
+            result = reference.run_composition(
+                self._document(pack), name, input, mocks, extensions=self._extensions
+            )
+        except reference.CompositionRunError as error:
+            raise Rejected(error.code, None, error.message) from None
+        return result.to_dict()
 
 
 def _version() -> str:

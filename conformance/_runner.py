@@ -288,11 +288,35 @@ def _find(want: DiagnosticRef, found: list[tuple[str, str | None]]) -> int | Non
 
 def _run_scenario(case: Case, scenario: Scenario, adapter: Adapter) -> None:
     where = f"{case.where(scenario.pointer)}: scenario {scenario.name!r}"
+    session: AdapterSession | None = None
+    if scenario.start_rejection is not None or any(s.needs_session for s in scenario.steps):
+        session = _start(case, scenario, adapter, where)
+        if session is None:
+            return  # refused to start, as the case expects
+    try:
+        for number, step in enumerate(scenario.steps, start=1):
+            session = _run_step(case, step, session, adapter, f"{where}, step {number}")
+        if scenario.final is not None:
+            if session is None:
+                session = _start(case, scenario, adapter, where)
+            assert session is not None
+            mismatch = _compare_observations(scenario.final, session.state())
+            if mismatch:
+                raise _Failure(f"{case.where(scenario.pointer + '/final')}: final: {mismatch}")
+    finally:
+        close = getattr(session, "close", None)  # optional: let the runtime free the session
+        if close is not None:
+            with contextlib.suppress(Exception):  # never hide the scenario's own outcome
+                close()
+
+
+def _start(case: Case, scenario: Scenario, adapter: Adapter, where: str) -> AdapterSession | None:
+    """Start the scenario's session; ``None`` when it is refused as the case expects."""
     try:
         session = adapter.start(case.pack)
     except Rejected as rejection:
         if scenario.start_rejection == rejection.code:
-            return
+            return None
         expected = (
             f"expected a refusal with {scenario.start_rejection}"
             if scenario.start_rejection
@@ -305,38 +329,36 @@ def _run_scenario(case: Case, scenario: Scenario, adapter: Adapter) -> None:
         raise _Failure(
             f"{where}: the session started, expected a refusal with {scenario.start_rejection}"
         )
-    try:
-        for number, step in enumerate(scenario.steps, start=1):
-            session = _run_step(case, step, session, adapter, f"{where}, step {number}")
-        if scenario.final is not None:
-            mismatch = _compare_observations(scenario.final, session.state())
-            if mismatch:
-                raise _Failure(f"{case.where(scenario.pointer + '/final')}: final: {mismatch}")
-    finally:
-        close = getattr(session, "close", None)  # optional: let the runtime free the session
-        if close is not None:
-            with contextlib.suppress(Exception):  # never hide the scenario's own outcome
-                close()
+    return session
 
 
 def _run_step(
-    case: Case, step: Step, session: AdapterSession, adapter: Adapter, where: str
-) -> AdapterSession:
+    case: Case, step: Step, session: AdapterSession | None, adapter: Adapter, where: str
+) -> AdapterSession | None:
     where = f"{case.where(step.pointer)}: {where.split(': ', 1)[1]} ({step.describe()})"
     args = step.arguments
     transition: Mapping[str, Any] | None = None
+    composition: Mapping[str, Any] | None = None
     rejection: Rejected | None = None
     try:
-        if step.kind == "event":
-            transition = session.send(args["event"], args["source"])
-        elif step.kind == "set_artifact":
-            session.set_artifact(args["name"], args["value"])
-        elif step.kind == "tool_calls":
-            session.record_tool_calls(args["count"])
-        elif step.kind == "advance_clock":
-            session.advance_clock(args["seconds"])
+        if step.kind == "run_composition":
+            composition = _optional(adapter, "run_composition")(
+                case.pack, args["name"], args["input"], args["mocks"]
+            )
         else:
-            session = adapter.restore(case.pack, session.snapshot())
+            assert session is not None
+            if step.kind == "event":
+                transition = session.send(args["event"], args["source"])
+            elif step.kind == "set_artifact":
+                session.set_artifact(args["name"], args["value"])
+            elif step.kind == "tool_calls":
+                session.record_tool_calls(args["count"])
+            elif step.kind == "advance_clock":
+                session.advance_clock(args["seconds"])
+            elif step.kind == "run_state":
+                composition = _optional(session, "run_state")(args["input"], args["mocks"])
+            else:
+                session = adapter.restore(case.pack, session.snapshot())
     except Rejected as refused:
         rejection = refused
     expect = step.expect or {}
@@ -358,13 +380,27 @@ def _run_step(
         mismatch = compare({"$subset": expect["transition"]}, observed, "transition")
         if mismatch:
             raise _Failure(f"{where}: {mismatch}")
+    if "composition" in expect:
+        mismatch = compare(expect["composition"], composition or missing(), "composition")
+        if mismatch:
+            raise _Failure(f"{where}: {mismatch}")
     if any(key in expect for key in OBSERVATIONS):
+        if session is None:
+            raise _Failure(f"{where}: the case checks session data, but no session runs")
         observed_state = session.state()
         wanted_state = {k: v for k, v in expect.items() if k in OBSERVATIONS}
         mismatch = _compare_observations(wanted_state, observed_state)
         if mismatch:
             raise _Failure(f"{where}: {mismatch}")
     return session
+
+
+def _optional(target: object, method: str) -> Callable[..., Mapping[str, Any]]:
+    """An optional adapter method (compositions); a runtime without it skips the part."""
+    function = getattr(target, method, None)
+    if function is None:
+        raise Unsupported(f"the adapter has no {method}() (compositions)")
+    return function  # type: ignore[no-any-return]
 
 
 def _compare_observations(expected: Mapping[str, Any], state: Mapping[str, Any]) -> Mismatch | None:

@@ -46,6 +46,8 @@ class Server:
             "state": self.state,
             "snapshot": self.snapshot,
             "close": self.close,
+            "run_composition": self.run_composition,
+            "run_state": self.run_state,
             "shutdown": lambda request: {},
         }
 
@@ -70,11 +72,10 @@ class Server:
         request_id = request.get("id")
         op = request.get("op")
         handler = self._ops.get(op) if isinstance(op, str) else None
-        if not isinstance(request_id, int) or handler is None:
-            message = "a request needs an integer id and a known op"
-            return _error(
-                request_id if isinstance(request_id, int) else None, "bad-request", message
-            ), False
+        valid_id = type(request_id) is int and request_id >= 0
+        if not valid_id or handler is None:
+            message = "a request needs an integer id >= 0 and a known op"
+            return _error(request_id if valid_id else None, "bad-request", message), False
         try:
             result = handler(request)
         except Rejected as rejection:
@@ -153,6 +154,19 @@ class Server:
 
     def snapshot(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"snapshot": self._session(request).snapshot()}
+
+    def run_composition(self, request: dict[str, Any]) -> dict[str, Any]:
+        run = getattr(self.adapter, "run_composition", None)
+        if run is None:
+            raise Unsupported("this runtime does not run compositions")
+        pack = _pack(request)
+        return {"result": dict(run(pack, request["name"], request["input"], request["mocks"]))}
+
+    def run_state(self, request: dict[str, Any]) -> dict[str, Any]:
+        run = getattr(self._session(request), "run_state", None)
+        if run is None:
+            raise Unsupported("this runtime does not run compositions")
+        return {"result": dict(run(request["input"], request["mocks"]))}
 
     def close(self, request: dict[str, Any]) -> dict[str, Any]:
         self._session(request)

@@ -10,8 +10,11 @@ next request starts a fresh process. Expected results are never sent.
 from __future__ import annotations
 
 import contextlib
+import io
+import os
 import queue
 import shlex
+import signal
 import subprocess
 import threading
 from collections import deque
@@ -33,6 +36,7 @@ from conformance._protocol import (
 )
 
 DEFAULT_REQUEST_TIMEOUT = 10.0
+STARTUP_TIMEOUT = 30.0
 MAX_LINE_BYTES = 16 * 1024 * 1024
 STDERR_KEPT = 8192
 _EOF = b""
@@ -89,6 +93,8 @@ class SubprocessAdapter:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 bufsize=0,
+                # Its own process group, so a fault kills what a wrapper (sh -c, npm) started too.
+                start_new_session=os.name == "posix",
             )
         except OSError as error:
             raise AdapterError(
@@ -108,7 +114,11 @@ class SubprocessAdapter:
             target=self._read_stderr, args=(process.stderr,), daemon=True
         )
         self._stderr_reader.start()
-        reply = self._exchange({"op": "hello", "protocol": PROTOCOL_VERSION})
+        # Starting may take longer than answering (a JVM, a cold cache): a longer limit for hello.
+        reply = self._exchange(
+            {"op": "hello", "protocol": PROTOCOL_VERSION},
+            timeout=max(self.timeout, STARTUP_TIMEOUT),
+        )
         if reply.get("protocol", PROTOCOL_VERSION) != PROTOCOL_VERSION:
             self._fault(
                 f"the adapter speaks protocol {reply.get('protocol')!r}, not {PROTOCOL_VERSION}"
@@ -117,9 +127,10 @@ class SubprocessAdapter:
 
     @staticmethod
     def _read_stdout(stream: IO[bytes], lines: queue.SimpleQueue[bytes]) -> None:
+        buffered = io.BufferedReader(stream, 65536)  # type: ignore[type-var]
         try:
             while True:
-                line = stream.readline(MAX_LINE_BYTES + 1)
+                line = buffered.readline(MAX_LINE_BYTES + 1)
                 lines.put(line)
                 if not line:
                     return
@@ -156,9 +167,14 @@ class SubprocessAdapter:
             process.wait()
 
     def _fault(self, reason: str) -> NoReturn:
-        if self._process is not None and self._process.poll() is None:
-            self._process.kill()
+        process = self._process
+        if process is not None and process.poll() is None:
+            if os.name == "posix":
+                with contextlib.suppress(OSError):
+                    os.killpg(process.pid, signal.SIGKILL)
+            process.kill()
         self._stop()
+        self._generation += 1  # the sessions of the dead process are gone for good
         if self._stderr_reader is not None:  # let it drain what the process wrote before dying
             self._stderr_reader.join(timeout=1)
         tail = self.stderr_tail().strip()
@@ -175,7 +191,7 @@ class SubprocessAdapter:
 
     # -- requests ------------------------------------------------------------------------------
 
-    def _exchange(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _exchange(self, request: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
         process = self._process
         assert process is not None
         assert process.stdin is not None
@@ -195,9 +211,11 @@ class SubprocessAdapter:
         except OSError:
             self._fault(f"the adapter process is gone (exit status {process.poll()})")
         try:
-            line = self._lines.get(timeout=self.timeout)
+            line = self._lines.get(timeout=timeout or self.timeout)
         except queue.Empty:
-            self._fault(f"no answer to {request['op']!r} within {self.timeout:g} s (hung?)")
+            self._fault(
+                f"no answer to {request['op']!r} within {timeout or self.timeout:g} s (hung?)"
+            )
         if line == _EOF:
             process.wait(timeout=1)
             self._fault(
@@ -273,6 +291,14 @@ class SubprocessAdapter:
     def restore(self, pack: PackInput, snapshot: Any) -> SubprocessSession:
         return self._session(self.request("restore", pack=pack_message(pack), snapshot=snapshot))
 
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        reply = self.request(
+            "run_composition", pack=pack_message(pack), name=name, input=input, mocks=mocks
+        )
+        return _result(self, reply)
+
     def _session(self, reply: Mapping[str, Any]) -> SubprocessSession:
         session = reply.get("session")
         if not isinstance(session, str):
@@ -317,6 +343,9 @@ class SubprocessSession:
     def snapshot(self) -> Any:
         return self._request("snapshot").get("snapshot")
 
+    def run_state(self, input: Any, mocks: Mapping[str, Any]) -> Mapping[str, Any]:
+        return _result(self._adapter, self._request("run_state", input=input, mocks=mocks))
+
     def close(self) -> None:
         """Let the adapter forget the session (ignored if it does not support close)."""
         with contextlib.suppress(Unsupported):
@@ -326,3 +355,10 @@ class SubprocessSession:
 def is_command_spec(spec: str) -> bool:
     """Whether an adapter spec names a command (``cmd:...``)."""
     return spec.startswith("cmd:")
+
+
+def _result(adapter: SubprocessAdapter, reply: Mapping[str, Any]) -> Mapping[str, Any]:
+    result = reply.get("result")
+    if not isinstance(result, dict):
+        adapter._fault("a composition run answered without a result object")
+    return result

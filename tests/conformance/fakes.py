@@ -9,6 +9,8 @@ section 5 alone, whatever cases the catalog gains:
 ``IgnoresWorkflows``        loads packs with the workflow fields ignored; no validation, no
                             sessions (``Unsupported``): Level 0 in workflow and loops
 ``IgnoresWorkflowsSilently`` the same, but ``validate`` answers ``[]``: still Level 0
+``WorkflowsOnly``           the reference without compositions: it validates them (the
+                            reference validator) but cannot run them: compositions Level 1
 ``ValidatesOnly``           loads and validates like the reference; sessions start but never
                             transition (every event ``unknown-event``): workflow 1, loops 0
 ``ValidatesOnlyNoSessions`` the same, but ``start`` is ``Unsupported``
@@ -52,6 +54,7 @@ __all__ = [
     "RejectsWorkflows",
     "ValidatesOnly",
     "ValidatesOnlyNoSessions",
+    "WorkflowsOnly",
 ]
 
 WORKFLOW_FIELDS = ("workflow", "compositions")
@@ -121,6 +124,47 @@ class IgnoresWorkflowsSilently(IgnoresWorkflows):
 
     def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
         return []
+
+
+# -- workflows and loops in full, compositions not run -----------------------------------------
+
+
+class WorkflowSession:
+    """A reference session without ``run_state``: no composition can run in it."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        return self._session.send(event, source)  # type: ignore[no-any-return]
+
+    def set_artifact(self, name: str, value: str) -> None:
+        self._session.set_artifact(name, value)
+
+    def record_tool_calls(self, count: int) -> None:
+        self._session.record_tool_calls(count)
+
+    def advance_clock(self, seconds: float) -> None:
+        self._session.advance_clock(seconds)
+
+    def state(self) -> Mapping[str, Any]:
+        return self._session.state()  # type: ignore[no-any-return]
+
+    def snapshot(self) -> Any:
+        return self._session.snapshot()
+
+
+class WorkflowsOnly(_Delegating):
+    """A runtime with workflows and agent loops in full that cannot run compositions."""
+
+    NAME = "workflows-only"
+    CLAIMS: Mapping[str, int] = {"workflow": 2, "loops": 2, "compositions": 1}
+
+    def start(self, pack: PackInput) -> Any:
+        return WorkflowSession(self.reference.start(pack))
+
+    def restore(self, pack: PackInput, snapshot: Any) -> Any:
+        return WorkflowSession(self.reference.restore(pack, snapshot))
 
 
 # -- Level 1 in workflow: validates, never runs -------------------------------------------------

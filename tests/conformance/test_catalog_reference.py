@@ -10,6 +10,10 @@ import pytest
 from conformance._cases import load_catalog
 from conformance._checks import check_catalog, coverage_problems
 from conformance._contract import (
+    COMPOSITION_ERROR_CODES,
+    COMPOSITION_RULES,
+    COMPOSITION_RUN_CODES,
+    COMPOSITION_WARNING_CODES,
     REJECTION_CODES,
     RULES,
     WORKFLOW_ERROR_CODES,
@@ -35,8 +39,12 @@ def test_the_reference_passes(case, runner) -> None:
 
 
 def test_catalog_size() -> None:
-    by_area = {area: sum(c.area == area for c in CATALOG.cases) for area in ("workflow", "loops")}
-    assert sum(by_area.values()) >= 150, by_area
+    by_area = {
+        area: sum(c.area == area for c in CATALOG.cases)
+        for area in ("workflow", "loops", "compositions")
+    }
+    assert by_area["workflow"] + by_area["loops"] >= 150, by_area
+    assert by_area["compositions"] >= 120, by_area
 
 
 def test_catalog_checks_pass() -> None:
@@ -51,8 +59,13 @@ def test_coverage_check_notices_a_missing_code() -> None:
 
 
 def test_every_case_declares_rules_known_to_the_contract() -> None:
-    known = {r.id for r in RULES} | set(
-        WORKFLOW_ERROR_CODES + WORKFLOW_WARNING_CODES + REJECTION_CODES
+    known = {r.id for r in RULES + COMPOSITION_RULES} | set(
+        WORKFLOW_ERROR_CODES
+        + WORKFLOW_WARNING_CODES
+        + REJECTION_CODES
+        + COMPOSITION_ERROR_CODES
+        + COMPOSITION_WARNING_CODES
+        + COMPOSITION_RUN_CODES
     )
     unknown = {(c.id, r) for c in CATALOG.cases for r in c.rules if r not in known}
     assert unknown == set()
@@ -60,7 +73,7 @@ def test_every_case_declares_rules_known_to_the_contract() -> None:
 
 def test_requirements_follow_the_contract() -> None:
     """A case exercising only MAY rows is not MUST, and warning cases are never MUST."""
-    requirement = {r.id: r.requirement for r in RULES}
+    requirement = {r.id: r.requirement for r in RULES + COMPOSITION_RULES}
     for case in CATALOG.cases:
         rows = [r for r in case.rules if r in requirement]
         if rows and all(requirement[r] == "MAY" for r in rows):
@@ -85,6 +98,16 @@ def test_contract_matches_semantics() -> None:
     assert re.findall(r"^\| `([a-z-]+)` \|", errors_part, flags=re.M) == list(WORKFLOW_ERROR_CODES)
     assert re.findall(r"^\| `([a-z-]+)` \|", warnings_part, flags=re.M) == list(
         WORKFLOW_WARNING_CODES
+    )
+    section_4 = next(s for s in sections if s.startswith("4."))
+    cells_4 = re.findall(r"^\| (C\d+) \|.*\|([^|]*)\|\s*$", section_4, flags=re.M)
+    rows_4 = {row: re.search(r"MUST|SHOULD|MAY", last).group() for row, last in cells_4}
+    assert rows_4 == {r.id: r.requirement for r in COMPOSITION_RULES}
+    errors_4, warnings_4 = section_4.split("Warnings (SHOULD):")
+    listed = re.findall(r"`([a-z]+(?:-[a-z]+)+)`", errors_4.split("Execution")[0])
+    assert set(COMPOSITION_ERROR_CODES) <= set(listed)
+    assert re.findall(r"`([a-z]+(?:-[a-z]+)+)`", warnings_4.split("\n\n")[0]) == list(
+        COMPOSITION_WARNING_CODES
     )
     section_3 = next(s for s in sections if s.startswith("3."))
     mentioned = set(re.findall(r"`([a-z]+(?:-[a-z]+)+)`", section_3))

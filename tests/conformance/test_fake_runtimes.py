@@ -29,36 +29,46 @@ from conformance._levels import BELOW_ZERO, describe_level
 
 pytest_plugins = ["pytester"]
 
-NOT_ASSESSED = None
 HANG_TIMEOUT = 0.5
 
-# fake -> (workflow, loops, headline); compositions has no case yet and is never assessed here.
-EXPECTED: dict[str, tuple[int, int, int]] = {
-    "IgnoresWorkflows": (0, 0, 0),
-    "IgnoresWorkflowsSilently": (0, 0, 0),
-    "ValidatesOnly": (1, 0, 0),
-    "ValidatesOnlyNoSessions": (1, 0, 0),
-    "RejectsWorkflows": (BELOW_ZERO, BELOW_ZERO, BELOW_ZERO),
-    "AlwaysWrong": (BELOW_ZERO, BELOW_ZERO, BELOW_ZERO),
-    "Hangs": (1, 2, 1),
+Levels = tuple[int, int, int, int]
+"""(workflow, loops, compositions, headline)"""
+
+# Compositions: the fakes that validate with the reference validator reach Level 1 there (none
+# of them can run a composition); the headline is the largest N every area reaches min(N, top).
+EXPECTED: dict[str, Levels] = {
+    "IgnoresWorkflows": (0, 0, 0, 0),
+    "IgnoresWorkflowsSilently": (0, 0, 0, 0),
+    "ValidatesOnly": (1, 0, 1, 0),
+    "ValidatesOnlyNoSessions": (1, 0, 1, 0),
+    "RejectsWorkflows": (BELOW_ZERO, BELOW_ZERO, BELOW_ZERO, BELOW_ZERO),
+    "AlwaysWrong": (BELOW_ZERO, BELOW_ZERO, BELOW_ZERO, BELOW_ZERO),
+    "Hangs": (1, 2, 1, 1),
+    "WorkflowsOnly": (2, 2, 1, 1),
 }
 FAKES = sorted(EXPECTED)
 ALL_FAKES = [*FAKES, "RaisesSometimes"]
 
 
-def raises_sometimes_levels(catalog: Catalog) -> tuple[int, int, int]:
+def raises_sometimes_levels(catalog: Catalog) -> Levels:
     """Errored counts as not passed: each area stops just below its lowest crashed MUST case."""
     hit = {c.id for c in catalog.cases if fakes.RaisesSometimes.LETTER in fakes.pack_id(c.pack)}
     levels = []
-    for area in ("workflow", "loops"):
+    for area in ("workflow", "loops", "compositions"):
         must = [c for c in catalog.cases if c.area == area and c.requirement == "MUST"]
         crashed = [c.level for c in must if c.id in hit]
         levels.append(min(crashed) - 1 if crashed else max(c.level for c in must))
-    headline = BELOW_ZERO if BELOW_ZERO in levels else min(levels)  # both areas top out at 2
-    return levels[0], levels[1], headline
+    if BELOW_ZERO in levels:
+        headline = BELOW_ZERO
+    else:
+        tops = (2, 2, 3)
+        headline = max(
+            n for n in range(4) if all(lv >= min(n, t) for lv, t in zip(levels, tops, strict=True))
+        )
+    return levels[0], levels[1], levels[2], headline
 
 
-def expected_for(name: str, catalog: Catalog) -> tuple[int, int, int]:
+def expected_for(name: str, catalog: Catalog) -> Levels:
     if name == "RaisesSometimes":
         return raises_sometimes_levels(catalog)
     return EXPECTED[name]
@@ -85,7 +95,7 @@ class FakeRuns:
             _RESULTS[name] = runner.run_all(self.catalog.cases)
         return _RESULTS[name]
 
-    def expected(self, name: str) -> tuple[int, int, int]:
+    def expected(self, name: str) -> Levels:
         return expected_for(name, self.catalog)
 
 
@@ -98,11 +108,10 @@ def levels_of(results: list[CaseResult]) -> LevelReport:
     return compute_levels(verdicts(results))
 
 
-def level_triple(levels: LevelReport) -> tuple[int | None, int | None, int | None]:
-    workflow, loops = levels.area("workflow"), levels.area("loops")
-    assert workflow is not None
-    assert loops is not None
-    return workflow.level, loops.level, levels.headline
+def level_triple(levels: LevelReport) -> tuple[int | None, ...]:
+    areas = [levels.area(name) for name in ("workflow", "loops", "compositions")]
+    assert all(area is not None for area in areas)
+    return (*(area.level for area in areas if area is not None), levels.headline)
 
 
 def must_level0_with_workflow(catalog: Catalog, area: str) -> list[str]:
@@ -149,7 +158,7 @@ def test_the_catalog_can_tell_the_fakes_apart(catalog: Catalog) -> None:
 def test_the_reference_is_the_control(catalog: Catalog) -> None:
     results = Runner(load_adapter("conformance:ReferenceAdapter")).run_all(catalog.cases)
     assert failing_ids(results) == []
-    assert level_triple(levels_of(results)) == (2, 2, 2)
+    assert level_triple(levels_of(results)) == (2, 2, 3, 3)
 
 
 @pytest.mark.parametrize("name", ALL_FAKES)
@@ -158,9 +167,6 @@ def test_levels_in_process(
 ) -> None:
     levels = levels_of(run_fake(name))
     assert level_triple(levels) == expected_for(name, catalog)
-    compositions = levels.area("compositions")
-    assert compositions is not None
-    assert compositions.level is NOT_ASSESSED
 
 
 @pytest.mark.parametrize("name", ["IgnoresWorkflows", "IgnoresWorkflowsSilently"])
@@ -289,12 +295,12 @@ def cli_run(name: str, *extra: str) -> list[str]:
     ]
 
 
-def shown(triple: tuple[int, int, int]) -> dict[str, str]:
-    workflow, loops, headline = triple
+def shown(levels: Levels) -> dict[str, str]:
+    workflow, loops, compositions, headline = levels
     return {
         "workflow": describe_level(workflow),
         "loops": describe_level(loops),
-        "compositions": "not assessed",
+        "compositions": describe_level(compositions),
         "headline": describe_level(headline),
     }
 
@@ -308,7 +314,7 @@ def test_levels_through_the_cli(
     level_table: Callable[..., dict[str, str]],
 ) -> None:
     expected = expected_for(name, catalog)
-    headline = expected[2]
+    headline = expected[3]
 
     assert main(cli_run(name)) == 1  # every fake fails cases
     out = capsys.readouterr().out
@@ -338,7 +344,7 @@ def test_levels_through_the_cli(
 @pytest.mark.usefixtures("cached_catalog", "fakes_importable")
 @pytest.mark.parametrize("name", ["IgnoresWorkflows", "ValidatesOnly", "Hangs"])
 def test_the_cli_fails_a_run_one_level_short(name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    headline = EXPECTED[name][2]
+    headline = EXPECTED[name][3]
     assert main(cli_run(name, "--require-level", str(headline + 1))) == 1
     out = capsys.readouterr().out
     assert f"FAILED: headline level {headline} is below the required {headline + 1}" in out
@@ -370,7 +376,7 @@ def test_levels_through_the_plugin(
 ) -> None:
     """The fake's failures are listed as expected, so --ppconf-require-level alone decides."""
     expected = run_fake.expected(name)
-    headline = expected[2]
+    headline = expected[3]
     required = max(headline, 0)
     listed = expected_failures_file(pytester.path / "xfail.yaml", failing_ids(run_fake(name)))
     result = run_pytest(
