@@ -131,6 +131,19 @@ COMPOSITION_RUN_CODES = (
 )
 """Failure codes of a composition run (in its result's ``error`` or a step's trace)."""
 
+KIT_CODES = (
+    "parallel-member-kind",
+    "call-failed",
+    "tool-not-offered",
+    "parallel-branch-failed",
+    "extension-failed",
+    "mock-exhausted",
+    "mock-invalid",
+    "state-not-composition",
+)
+"""Codes the reference adds where SEMANTICS gives none (docs/semantics.md sections 4 and 5);
+cases may name them, the catalog need not cover them."""
+
 REJECTION_CODES = (
     "unknown-event",
     "terminal-state",

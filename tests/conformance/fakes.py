@@ -91,11 +91,25 @@ class _Delegating:
     def restore(self, pack: PackInput, snapshot: Any) -> Any:
         return self.reference.restore(pack, snapshot)
 
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        return self.reference.run_composition(pack, name, input, mocks)
+
+
+class _NoCompositions:
+    """Mixed in by fakes that cannot run compositions."""
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        raise Unsupported("this runtime does not run compositions")
+
 
 # -- Level 0: loads packs, knows nothing of workflows -------------------------------------------
 
 
-class IgnoresWorkflows(_Delegating):
+class IgnoresWorkflows(_NoCompositions, _Delegating):
     """A runtime that predates workflows: it drops the fields it does not know and runs prompts."""
 
     NAME = "ignores-workflows"
@@ -154,7 +168,7 @@ class WorkflowSession:
         return self._session.snapshot()
 
 
-class WorkflowsOnly(_Delegating):
+class WorkflowsOnly(_NoCompositions, _Delegating):
     """A runtime with workflows and agent loops in full that cannot run compositions."""
 
     NAME = "workflows-only"
@@ -195,7 +209,7 @@ class StuckSession:
         return self.session.snapshot()
 
 
-class ValidatesOnly(_Delegating):
+class ValidatesOnly(_NoCompositions, _Delegating):
     """Validates exactly like the reference, and claims Level 2, but its sessions are stuck."""
 
     NAME = "validates-only"
@@ -294,6 +308,14 @@ class WrongSession:
     def snapshot(self) -> Any:
         return self.session.snapshot()
 
+    def run_state(self, input: Any, mocks: Mapping[str, Any]) -> Mapping[str, Any]:
+        run = getattr(self.session, "run_state", None)
+        try:
+            right = run(input, mocks) if run is not None else None
+        except Rejected:
+            return WRONG_RESULT
+        return flip_result(right) if right is not None else WRONG_RESULT
+
 
 class AlwaysWrong(_Delegating):
     """Loads what must be refused and refuses what must load; flips validity; wrong sessions."""
@@ -324,6 +346,31 @@ class AlwaysWrong(_Delegating):
 
     def restore(self, pack: PackInput, snapshot: Any) -> Any:
         return WrongSession(self.reference.restore(pack, snapshot))
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        try:
+            right = self.reference.run_composition(pack, name, input, mocks)
+        except Rejected:
+            return WRONG_RESULT  # ran what must be refused
+        return flip_result(right)
+
+
+WRONG_RESULT: Mapping[str, Any] = {
+    "status": "completed",
+    "output": "wrong",
+    "error": None,
+    "trace": [],
+}
+
+
+def flip_result(right: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A composition result that is wrong in status, output and trace."""
+    if right.get("status") == "completed":
+        failure = {"code": "bogus", "message": "wrong", "step": None}
+        return {"status": "failed", "output": None, "error": failure, "trace": []}
+    return WRONG_RESULT
 
 
 class _DeadSession:
@@ -373,6 +420,12 @@ class RaisesSometimes(_Delegating):
         self._crash(pack)
         return super().start(pack)
 
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        self._crash(pack)
+        return super().run_composition(pack, name, input, mocks)
+
 
 HANG_SECONDS = 5.0
 """How long :class:`Hangs` blocks: far beyond the timeouts the tests give (a fraction of that)."""
@@ -400,6 +453,12 @@ class Hangs(_Delegating):
     def start(self, pack: PackInput) -> Any:
         self._hang(pack)
         return super().start(pack)
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        self._hang(pack)
+        return super().run_composition(pack, name, input, mocks)
 
 
 class InterruptedOnThirdCase(_Delegating):

@@ -14,6 +14,7 @@ from conformance._contract import (
     COMPOSITION_RULES,
     COMPOSITION_RUN_CODES,
     COMPOSITION_WARNING_CODES,
+    KIT_CODES,
     REJECTION_CODES,
     RULES,
     WORKFLOW_ERROR_CODES,
@@ -66,6 +67,7 @@ def test_every_case_declares_rules_known_to_the_contract() -> None:
         + COMPOSITION_ERROR_CODES
         + COMPOSITION_WARNING_CODES
         + COMPOSITION_RUN_CODES
+        + KIT_CODES
     )
     unknown = {(c.id, r) for c in CATALOG.cases for r in c.rules if r not in known}
     assert unknown == set()

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from conformance import Catalog
+from conformance._resources import catalog_root
 
 pytest_plugins = ["pytester"]
 
@@ -51,8 +52,17 @@ def test_areas_left_out_are_not_assessed(
     assert "ppconf::loops." not in result.stdout.str()
 
 
-def test_an_area_with_no_case_yet(run_pytest: RunPytest) -> None:
-    result = run_pytest("--ppconf-adapter=reference", "--ppconf-area=compositions")
+def test_an_area_without_cases_in_the_catalog(
+    run_pytest: RunPytest, pytester: pytest.Pytester
+) -> None:
+    catalog = pytester.mkdir("catalog")
+    area = catalog / "workflow"
+    area.mkdir()
+    seed = catalog_root() / "workflow" / "validation-entry-unknown.yaml"
+    (area / seed.name).write_text(seed.read_text(encoding="utf-8"), encoding="utf-8")
+    result = run_pytest(
+        "--ppconf-adapter=reference", "--ppconf-area=compositions", f"--ppconf-catalog={catalog}"
+    )
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     result.stdout.fnmatch_lines(["headline level: not assessed"])
 

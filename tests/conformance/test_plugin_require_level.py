@@ -14,13 +14,19 @@ RunPytest = Callable[..., pytest.RunResult]
 
 
 def test_met(run_pytest: RunPytest) -> None:
-    result = run_pytest("--ppconf-adapter=reference", "--ppconf-require-level=2")
+    result = run_pytest("--ppconf-adapter=reference", "--ppconf-require-level=3")
     assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines(["headline level: 2", "required level 2: met (headline 2)"])
+    result.stdout.fnmatch_lines(["headline level: 3", "required level 3: met (headline 3)"])
 
 
 def test_not_met_fails_a_session_whose_items_all_pass(run_pytest: RunPytest) -> None:
-    result = run_pytest("--ppconf-adapter=reference", "--ppconf-require-level=3")
+    # Workflow and loops top out at Level 2, so without compositions the headline is 2.
+    result = run_pytest(
+        "--ppconf-adapter=reference",
+        "--ppconf-area=workflow",
+        "--ppconf-area=loops",
+        "--ppconf-require-level=3",
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert result.parseoutcomes().get("failed", 0) == 0
     result.stdout.fnmatch_lines(["required level 3: NOT met (headline 2)"])

@@ -134,6 +134,12 @@ class Recording(Delegate):
         assert any(snapshot is mine for mine in self.snapshots), "a snapshot we never gave"
         return RecordingSession(self, super().restore(pack, snapshot))
 
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        self.note("run_composition", pack, name, mocks)
+        return self.reference.run_composition(pack, name, input, mocks)
+
 
 class RecordingSession(SessionDelegate):
     def __init__(self, adapter: Recording, session: Any) -> None:
@@ -165,6 +171,10 @@ class RecordingSession(SessionDelegate):
         snapshot = super().snapshot()
         self.adapter.snapshots.append(snapshot)
         return snapshot
+
+    def run_state(self, input: Any, mocks: Mapping[str, Any]) -> Mapping[str, Any]:
+        self.adapter.note("run_state", mocks)
+        return self.session.run_state(input, mocks)  # type: ignore[no-any-return]
 
 
 def strings_in(value: Any) -> Iterator[str]:
@@ -218,6 +228,9 @@ ARGUMENT_TYPES = {
     "advance_clock": (int, float),
     "state": (),
     "snapshot": (),
+    # The composition input is any JSON value: checked for sentinels, not for type.
+    "run_composition": (PackInput, str, Mapping),
+    "run_state": (Mapping,),
 }
 
 
