@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import jsonschema_rs
 
@@ -33,15 +33,7 @@ StepKind = Literal[
     "run_composition",
     "run_state",
 ]
-STEP_KINDS: tuple[StepKind, ...] = (
-    "event",
-    "set_artifact",
-    "tool_calls",
-    "advance_clock",
-    "snapshot_restore",
-    "run_composition",
-    "run_state",
-)
+STEP_KINDS: tuple[StepKind, ...] = get_args(StepKind)
 PACK_DIRECTORY = "packs"
 """Folders with this name hold pack files for ``pack_file``, not cases."""
 

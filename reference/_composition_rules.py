@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reference import _graph, _validation
+from reference._composition_values import COMPARE_OPS, REFERENCE
 from reference._pointer import pointer
 
 V1_KINDS = ("prompt", "agent", "tool", "branch", "parallel")
@@ -23,16 +24,6 @@ LEAF_KINDS = ("prompt", "agent", "tool")  # and vendor kinds (SEMANTICS C4)
 REDUCE_STRATEGIES = ("append", "replace", "barrier")
 RESERVED_NAMES = ("workflow__transition", "workflow__set_artifact")
 SUPPORTED_COMPOSITION_VERSIONS = (1,)
-COMPARE_OPS = (
-    "equals",
-    "not_equals",
-    "in",
-    "not_in",
-    "less_than",
-    "less_than_or_equals",
-    "greater_than",
-    "greater_than_or_equals",
-)
 LIST_OPS = ("in", "not_in")
 # The predicate variants by their exact keys: a predicate object has no other keys (closed,
 # as the reference's engine reads them), so a stray key cannot pass for an expression.
@@ -62,7 +53,6 @@ CYCLE_NAMES_SHOWN = 10  # a step-graph-cycle message names this many steps, then
 
 STEP_ID = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 VENDOR_NAME = re.compile(r"[a-z][a-z0-9_-]*\.[a-z][a-z0-9_.-]*")
-_REFERENCE = re.compile(r"\$\{([^{}]*)\}")
 
 # A JSON-pointer location kept as a linked list (parent, token), so that walking a deep
 # structure costs constant work per level; it is spelt out only when a diagnostic needs it.
@@ -496,7 +486,7 @@ class _CompositionRules:
         self.report("predicate-invalid", where, message)
 
     def check_predicate_path(self, step: _Step, path: Any, where: Where) -> None:
-        match = _REFERENCE.fullmatch(path) if isinstance(path, str) else None
+        match = REFERENCE.fullmatch(path) if isinstance(path, str) else None
         if match is None:
             self.predicate_invalid(
                 where,
@@ -511,7 +501,7 @@ class _CompositionRules:
         while pending:
             node, at = pending.pop()
             if isinstance(node, str):
-                for reference in _REFERENCE.findall(node):
+                for reference in REFERENCE.findall(node):
                     self.resolve(step, reference, at)
             elif isinstance(node, dict):
                 pending.extend((item, (at, key)) for key, item in node.items())

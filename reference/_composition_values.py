@@ -19,7 +19,8 @@ from reference._pointer import describe_json_type
 
 # Anything up to the closing brace; what is inside is checked when the reference is parsed,
 # so `${a..b}` is an unresolved reference rather than literal text.
-_REFERENCE = re.compile(r"\$\{([^{}]*)\}")
+REFERENCE = re.compile(r"\$\{([^{}]*)\}")
+"""A ``${...}`` reference; the text inside is checked when it is read."""
 
 COMPARE_OPS = (
     "equals",
@@ -66,7 +67,7 @@ class Lookup:
 
 def full_reference(text: str) -> str | None:
     """The inside of ``text`` when the whole string is one reference (``${...}``), else None."""
-    match = _REFERENCE.fullmatch(text)
+    match = REFERENCE.fullmatch(text)
     return match.group(1) if match else None
 
 
@@ -126,7 +127,7 @@ def resolve(binding: Any, scope: Scope) -> Any:
         inner = full_reference(binding)
         if inner is not None:
             return _read(inner, scope)
-        return _REFERENCE.sub(lambda match: _text(_read(match.group(1), scope)), binding)
+        return REFERENCE.sub(lambda match: _text(_read(match.group(1), scope)), binding)
     if isinstance(binding, list):
         return [resolve(item, scope) for item in binding]
     if isinstance(binding, Mapping):

@@ -58,7 +58,7 @@ def test_json_is_the_result(capsys: pytest.CaptureFixture[str], mocks: Path) -> 
     assert status == 1  # ${input.text} is missing: the first step fails
     assert result["status"] == "failed"
     assert result["error"]["code"] == "reference-unresolved"
-    assert [s["status"] for s in result["trace"]][0] == "failed"
+    assert result["trace"][0]["status"] == "failed"
 
 
 def test_a_used_up_mock_fails_the_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
