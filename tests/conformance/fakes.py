@@ -67,8 +67,9 @@ def pack_id(pack: PackInput) -> str:
     return value if isinstance(value, str) else ""
 
 
-class _Delegating:
-    """The reference adapter, under another name; subclasses break parts of it."""
+class Delegating:
+    """The reference adapter, under another name; subclasses break parts of it (and the
+    kit's own tests build their recording and faulty adapters on it)."""
 
     NAME = "fake"
     CLAIMS: Mapping[str, int] = {}
@@ -109,7 +110,7 @@ class _NoCompositions:
 # -- Level 0: loads packs, knows nothing of workflows -------------------------------------------
 
 
-class IgnoresWorkflows(_NoCompositions, _Delegating):
+class IgnoresWorkflows(_NoCompositions, Delegating):
     """A runtime that predates workflows: it drops the fields it does not know and runs prompts."""
 
     NAME = "ignores-workflows"
@@ -143,42 +144,42 @@ class IgnoresWorkflowsSilently(IgnoresWorkflows):
 # -- workflows and loops in full, compositions not run -----------------------------------------
 
 
-class WorkflowSession:
+class SessionDelegate:
     """A reference session without ``run_state``: no composition can run in it."""
 
     def __init__(self, session: Any) -> None:
-        self._session = session
+        self.session = session
 
     def send(self, event: str, source: str) -> Mapping[str, Any]:
-        return self._session.send(event, source)  # type: ignore[no-any-return]
+        return self.session.send(event, source)  # type: ignore[no-any-return]
 
     def set_artifact(self, name: str, value: str) -> None:
-        self._session.set_artifact(name, value)
+        self.session.set_artifact(name, value)
 
     def record_tool_calls(self, count: int) -> None:
-        self._session.record_tool_calls(count)
+        self.session.record_tool_calls(count)
 
     def advance_clock(self, seconds: float) -> None:
-        self._session.advance_clock(seconds)
+        self.session.advance_clock(seconds)
 
     def state(self) -> Mapping[str, Any]:
-        return self._session.state()  # type: ignore[no-any-return]
+        return self.session.state()  # type: ignore[no-any-return]
 
     def snapshot(self) -> Any:
-        return self._session.snapshot()
+        return self.session.snapshot()
 
 
-class WorkflowsOnly(_NoCompositions, _Delegating):
+class WorkflowsOnly(_NoCompositions, Delegating):
     """A runtime with workflows and agent loops in full that cannot run compositions."""
 
     NAME = "workflows-only"
     CLAIMS: Mapping[str, int] = {"workflow": 2, "loops": 2, "compositions": 1}
 
     def start(self, pack: PackInput) -> Any:
-        return WorkflowSession(self.reference.start(pack))
+        return SessionDelegate(self.reference.start(pack))
 
     def restore(self, pack: PackInput, snapshot: Any) -> Any:
-        return WorkflowSession(self.reference.restore(pack, snapshot))
+        return SessionDelegate(self.reference.restore(pack, snapshot))
 
 
 # -- Level 1 in workflow: validates, never runs -------------------------------------------------
@@ -209,7 +210,7 @@ class StuckSession:
         return self.session.snapshot()
 
 
-class ValidatesOnly(_NoCompositions, _Delegating):
+class ValidatesOnly(_NoCompositions, Delegating):
     """Validates exactly like the reference, and claims Level 2, but its sessions are stuck."""
 
     NAME = "validates-only"
@@ -237,7 +238,7 @@ class ValidatesOnlyNoSessions(ValidatesOnly):
 # -- below Level 0: refuses packs carrying workflows --------------------------------------------
 
 
-class RejectsWorkflows(_Delegating):
+class RejectsWorkflows(Delegating):
     """Refuses any pack with a ``workflow`` field, as promptpack-python does (SEMANTICS L3)."""
 
     NAME = "rejects-workflows"
@@ -317,7 +318,7 @@ class WrongSession:
         return flip_result(right) if right is not None else WRONG_RESULT
 
 
-class AlwaysWrong(_Delegating):
+class AlwaysWrong(Delegating):
     """Loads what must be refused and refuses what must load; flips validity; wrong sessions."""
 
     NAME = "always-wrong"
@@ -398,70 +399,59 @@ class _DeadSession:
 # -- adapter faults -----------------------------------------------------------------------------
 
 
-class RaisesSometimes(_Delegating):
-    """The reference, except that it crashes on every pack whose id contains ``LETTER``."""
+class _PerPack(Delegating):
+    """The reference, with :meth:`before` called on the pack of every pack-level operation."""
 
-    NAME = "raises-sometimes"
-    LETTER = "x"
-
-    def _crash(self, pack: PackInput) -> None:
-        if self.LETTER in pack_id(pack):
-            raise RuntimeError(f"crashed on pack {pack_id(pack)!r}")
+    def before(self, pack: PackInput) -> None:
+        raise NotImplementedError
 
     def load(self, pack: PackInput) -> None:
-        self._crash(pack)
+        self.before(pack)
         super().load(pack)
 
     def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
-        self._crash(pack)
+        self.before(pack)
         return super().validate(pack)
 
     def start(self, pack: PackInput) -> Any:
-        self._crash(pack)
+        self.before(pack)
         return super().start(pack)
 
     def run_composition(
         self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
     ) -> Mapping[str, Any]:
-        self._crash(pack)
+        self.before(pack)
         return super().run_composition(pack, name, input, mocks)
+
+
+class RaisesSometimes(_PerPack):
+    """The reference, except that it crashes on every pack whose id contains ``LETTER``."""
+
+    NAME = "raises-sometimes"
+    LETTER = "x"
+
+    def before(self, pack: PackInput) -> None:
+        if self.LETTER in pack_id(pack):
+            raise RuntimeError(f"crashed on pack {pack_id(pack)!r}")
 
 
 HANG_SECONDS = 5.0
 """How long :class:`Hangs` blocks: far beyond the timeouts the tests give (a fraction of that)."""
 
 
-class Hangs(_Delegating):
+class Hangs(_PerPack):
     """The reference, except that it blocks on the pack ``HANG_PACK_ID`` (every operation)."""
 
     NAME = "hangs"
     HANG_PACK_ID = "unknown-event"
     """The pack of the case ``workflow.execution.unknown-event`` (workflow Level 2, MUST)."""
 
-    def _hang(self, pack: PackInput) -> None:
+    def before(self, pack: PackInput) -> None:
         if pack_id(pack) == self.HANG_PACK_ID:
             threading.Event().wait(HANG_SECONDS)
 
-    def load(self, pack: PackInput) -> None:
-        self._hang(pack)
-        super().load(pack)
 
-    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
-        self._hang(pack)
-        return super().validate(pack)
-
-    def start(self, pack: PackInput) -> Any:
-        self._hang(pack)
-        return super().start(pack)
-
-    def run_composition(
-        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
-    ) -> Mapping[str, Any]:
-        self._hang(pack)
-        return super().run_composition(pack, name, input, mocks)
-
-
-class InterruptedOnThirdCase(_Delegating):
+class InterruptedOnThirdCase(Delegating):
     """The reference, until the user presses Ctrl-C while the third case (pack) runs."""
 
     NAME = "interrupted"
@@ -489,7 +479,7 @@ class InterruptedOnThirdCase(_Delegating):
         return super().start(pack)
 
 
-class BrokenCapabilities(_Delegating):
+class BrokenCapabilities(Delegating):
     """The reference, except that describing itself fails."""
 
     def capabilities(self) -> Capabilities:

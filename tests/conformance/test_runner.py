@@ -61,49 +61,14 @@ def only_part(result: CaseResult) -> PartResult:
 # -- adapters built for these tests -------------------------------------------------------------
 
 
-class Delegate:
-    """The reference adapter; tests override what they need."""
-
-    def __init__(self) -> None:
-        self.reference = ReferenceAdapter()
+class Delegate(fakes.Delegating):
+    """The reference adapter, describing itself as the reference; tests override what they need."""
 
     def capabilities(self) -> Any:
         return self.reference.capabilities()
 
-    def load(self, pack: PackInput) -> None:
-        self.reference.load(pack)
 
-    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
-        return self.reference.validate(pack)
-
-    def start(self, pack: PackInput) -> Any:
-        return self.reference.start(pack)
-
-    def restore(self, pack: PackInput, snapshot: Any) -> Any:
-        return self.reference.restore(pack, snapshot)
-
-
-class SessionDelegate:
-    def __init__(self, session: Any) -> None:
-        self.session = session
-
-    def send(self, event: str, source: str) -> Mapping[str, Any]:
-        return self.session.send(event, source)  # type: ignore[no-any-return]
-
-    def set_artifact(self, name: str, value: str) -> None:
-        self.session.set_artifact(name, value)
-
-    def record_tool_calls(self, count: int) -> None:
-        self.session.record_tool_calls(count)
-
-    def advance_clock(self, seconds: float) -> None:
-        self.session.advance_clock(seconds)
-
-    def state(self) -> Mapping[str, Any]:
-        return self.session.state()  # type: ignore[no-any-return]
-
-    def snapshot(self) -> Any:
-        return self.session.snapshot()
+SessionDelegate = fakes.SessionDelegate
 
 
 class Recording(Delegate):
