@@ -11,7 +11,6 @@ from conformance._cli_common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
 from conformance._cli_run import add_adapter_options, close_adapter, open_adapter
 from conformance._serve import Server
 from conformance._smoke import smoke
-from conformance._subprocess import DEFAULT_REQUEST_TIMEOUT
 
 
 def add_adapter_parsers(commands: Any) -> None:
@@ -34,13 +33,6 @@ def add_adapter_parsers(commands: Any) -> None:
         help="a few trivial checks telling broken adapter wiring from non-conformance",
     )
     add_adapter_options(check)
-    check.add_argument(
-        "--timeout",
-        type=float,
-        default=DEFAULT_REQUEST_TIMEOUT,
-        metavar="SECONDS",
-        help=f"time limit for each request (default {DEFAULT_REQUEST_TIMEOUT:g})",
-    )
     check.set_defaults(handler=_smoke)
 
 

@@ -57,13 +57,6 @@ def add_run_parser(commands: Any) -> None:
         help="YAML mapping of case id to reason; those failures do not fail the run, "
         "but an unexpected pass does",
     )
-    run.add_argument(
-        "--timeout",
-        type=float,
-        default=DEFAULT_TIMEOUT,
-        metavar="SECONDS",
-        help=f"time limit for each case part (default {DEFAULT_TIMEOUT:g})",
-    )
     run.set_defaults(handler=run_command)
 
 
@@ -80,6 +73,14 @@ def add_adapter_options(parser: argparse.ArgumentParser) -> None:
         "--validate-protocol",
         action="store_true",
         help="for cmd: adapters, check every request and response against the protocol schema",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"time limit for each case part and each protocol request "
+        f"(default {DEFAULT_TIMEOUT:g})",
     )
     parser.add_argument(
         "--protocol-log",
