@@ -44,6 +44,9 @@ OBSERVATIONS = {
     "artifacts": "artifacts",
     "artifact_history": "artifact_history",
     "tool_calls": "tool_calls",
+    "turn": "turn",
+    "reply": "reply",
+    "prompt_variables": "prompt_variables",
 }
 """Expectation key -> key of the runtime's observable session data."""
 

@@ -251,6 +251,8 @@ class Session:
             "tool_calls": self._tool_calls,
             "elapsed_sec": self.elapsed(),
             "exhausted_by": self._exhausted_by,
+            # RFC 0009 Level 2, template variable injection: what {{artifacts.X}} reads.
+            "prompt_variables": {"artifacts": dict(sorted(self._artifacts.items()))},
         }
 
     def snapshot(self) -> dict[str, Any]:

@@ -97,6 +97,7 @@ def test_start_enters_entry_and_counts_it_as_a_visit() -> None:
     session = start(LOOP, entry="b")
     state = session.state()
     assert state.pop("exhausted_by", None) is None  # documented in docs/semantics.md
+    assert state.pop("prompt_variables") == {"artifacts": {}}
     assert state == {
         "current_state": "b",
         "status": "active",
