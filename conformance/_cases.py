@@ -58,10 +58,16 @@ class PackInput:
 
 @dataclass(frozen=True)
 class DiagnosticRef:
-    """An expected diagnostic: its code, and its JSON pointer when the case pins it."""
+    """An expected diagnostic: its code (or the codes any of which is right), and its JSON
+    pointer when the case pins it."""
 
-    code: str
+    codes: tuple[str, ...]
     path: str | None = None
+
+    @property
+    def code(self) -> str:
+        """The code, or the alternatives joined with ``|``."""
+        return "|".join(self.codes)
 
     def __str__(self) -> str:
         return self.code if self.path is None else f"{self.code} at {self.path or '/'}"
@@ -176,7 +182,8 @@ class Case:
         """Every diagnostic and rejection code this case expects to see."""
         found: set[str] = set()
         if self.validation is not None:
-            found.update(d.code for d in self.validation.errors + self.validation.warnings)
+            for ref in self.validation.errors + self.validation.warnings:
+                found.update(ref.codes)
         for scenario in self.scenarios:
             if scenario.start_rejection:
                 found.add(scenario.start_rejection)
@@ -326,7 +333,12 @@ def _validation(data: Mapping[str, Any] | None) -> ValidationExpectation | None:
         return None
 
     def refs(key: str) -> tuple[DiagnosticRef, ...]:
-        return tuple(DiagnosticRef(d["code"], d.get("path")) for d in data.get(key, []))
+        return tuple(
+            DiagnosticRef(
+                (d["code"],) if isinstance(d["code"], str) else tuple(d["code"]), d.get("path")
+            )
+            for d in data.get(key, [])
+        )
 
     return ValidationExpectation(
         valid=data["valid"],

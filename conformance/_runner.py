@@ -259,7 +259,7 @@ def validation_problems(
         else:
             unmatched.pop(index)
     if expected.errors or expected.valid:
-        problems.extend(f"unexpected error {DiagnosticRef(c, p)}" for c, p in unmatched)
+        problems.extend(f"unexpected error {DiagnosticRef((c,), p)}" for c, p in unmatched)
     for want in expected.warnings:
         if _find(want, warnings) is None:
             problems.append(f"missing warning {want}")
@@ -269,19 +269,19 @@ def validation_problems(
     for code in expected.exact:
         # One-to-one: each listed warning takes one reported warning of the code.
         unpaired = [(c, p) for s, c, p in reported if c == code and s == "warning"]
-        for want in (d for d in expected.warnings if d.code == code):
+        for want in (d for d in expected.warnings if code in d.codes):
             index = _find(want, unpaired)
             if index is not None:
                 unpaired.pop(index)
             elif _find(want, warnings) is not None:  # else already reported missing above
                 problems.append(f"missing warning {want} (listed {code} warnings are exact)")
-        problems.extend(f"unexpected warning {DiagnosticRef(c, p)}" for c, p in unpaired)
+        problems.extend(f"unexpected warning {DiagnosticRef((c,), p)}" for c, p in unpaired)
     return problems
 
 
 def _find(want: DiagnosticRef, found: list[tuple[str, str | None]]) -> int | None:
     for index, (code, path) in enumerate(found):
-        if code == want.code and (want.path is None or path == want.path):
+        if code in want.codes and (want.path is None or path == want.path):
             return index
     return None
 

@@ -720,14 +720,14 @@ def test_validation_problems_directly() -> None:
     assert validation_problems(anything, [("error", "schema", "")]) == []
     # Errors are one-to-one: one report cannot satisfy two expected errors.
     twice = ValidationExpectation(
-        valid=False, errors=(DiagnosticRef("schema"), DiagnosticRef("schema"))
+        valid=False, errors=(DiagnosticRef(("schema",)), DiagnosticRef(("schema",)))
     )
     assert validation_problems(twice, [("error", "schema", "/a")]) == ["missing error schema"]
     assert validation_problems(twice, [("error", "schema", "/a"), ("error", "schema", "/b")]) == []
 
 
-CYCLE_A = DiagnosticRef("cycle-unbounded", "/workflow/states/a")
-CYCLE_B = DiagnosticRef("cycle-unbounded", "/workflow/states/b")
+CYCLE_A = DiagnosticRef(("cycle-unbounded",), "/workflow/states/a")
+CYCLE_B = DiagnosticRef(("cycle-unbounded",), "/workflow/states/b")
 
 
 def test_exact_codes_allow_only_the_listed_diagnostics() -> None:
@@ -765,7 +765,7 @@ def test_exact_codes_need_every_listed_diagnostic() -> None:
 
 def test_exact_codes_are_one_to_one() -> None:
     """One warning per component: two listed (no paths pinned) need two reported."""
-    code = DiagnosticRef("cycle-unbounded")
+    code = DiagnosticRef(("cycle-unbounded",))
     twice = ValidationExpectation(valid=True, warnings=(code, code), exact=("cycle-unbounded",))
     reported = [("warning", "cycle-unbounded", "/workflow/states/a")]
     assert validation_problems(twice, reported) != []
