@@ -13,9 +13,20 @@ Write an adapter for your runtime by implementing :class:`Adapter` (see ``docs/c
 
 from __future__ import annotations
 
-from conformance._adapter import Adapter, AdapterSession, Capabilities
+from conformance._adapter import (
+    Adapter,
+    AdapterSession,
+    Capabilities,
+    Closable,
+    CompositionAdapter,
+    CompositionSession,
+    PackInput,
+    StateStartingAdapter,
+    TurnSession,
+)
 from conformance._adapter_spec import load_adapter
-from conformance._cases import Case, Catalog, PackInput, Scenario, Step, load_case, load_catalog
+from conformance._cases import Case, Catalog, Scenario, Selection, Step, load_case, load_catalog
+from conformance._checks import Check
 from conformance._errors import (
     AdapterError,
     AdapterFault,
@@ -42,6 +53,10 @@ __all__ = [
     "CaseResult",
     "CaseVerdict",
     "Catalog",
+    "Check",
+    "Closable",
+    "CompositionAdapter",
+    "CompositionSession",
     "KitError",
     "LevelReport",
     "PackInput",
@@ -51,7 +66,10 @@ __all__ = [
     "Rejected",
     "Runner",
     "Scenario",
+    "Selection",
+    "StateStartingAdapter",
     "Step",
+    "TurnSession",
     "Unsupported",
     "compute_levels",
     "load_adapter",

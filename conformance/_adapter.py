@@ -1,19 +1,87 @@
-"""The interface between the kit and a runtime.
+"""The interface between the kit and a runtime: every operation the kit may call.
 
 An adapter wraps one runtime. The kit calls it with packs and inputs only; expectations never
 cross this line. Refusals are reported by raising :class:`~conformance.Rejected` (a SEMANTICS
 rejection code), :class:`~conformance.PackRejected` (the pack cannot be loaded) or
-:class:`~conformance.Unsupported` (the runtime does not do this; the case part is skipped).
-Any other exception marks the case part ``errored``.
+:class:`~conformance.Unsupported` (the runtime does not do this; the case part is skipped,
+which counts as not passed). Any other exception marks the case part ``errored``.
+
+:class:`Adapter` and :class:`AdapterSession` are what every runtime implements. The other
+protocols are optional: a runtime implements those of the features it has (compositions,
+starting at a state, turns, freeing resources), and the kit skips the parts needing the others.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
-from conformance._cases import PackInput
+PackFormat = Literal["json", "yaml"]
+_UNSET: Any = object()
+
+
+class PackInput:
+    """A pack as handed to a runtime: its text, and the kit's own parse of it.
+
+    Every call of an adapter gets its own ``PackInput``, whose ``document`` is a fresh copy made
+    on first use: a runtime that changes the mapping it is given changes nothing for the kit or
+    for the next call.
+
+    Attributes:
+        text: the pack as a document (raw file text for ``pack_file``, JSON for inline packs).
+        format: ``json`` or ``yaml``, the syntax of ``text``.
+        document: the parsed pack, or ``None`` when the kit's loader refuses the text (a case
+            about load failures, such as duplicate keys).
+        source: where the pack comes from, for messages.
+    """
+
+    __slots__ = ("_copy", "_original", "format", "source", "text")
+
+    def __init__(
+        self, text: str, format: PackFormat, document: dict[str, Any] | None, source: str
+    ) -> None:
+        self.text = text
+        self.format: PackFormat = format
+        self.source = source
+        self._original = document
+        self._copy: dict[str, Any] | None = _UNSET
+
+    @property
+    def document(self) -> dict[str, Any] | None:
+        if self._copy is _UNSET:
+            self._copy = None if self._original is None else copy_json(self._original)
+        return self._copy
+
+    def fresh(self) -> PackInput:
+        """The same pack with a document of its own (copied from the kit's, never from a
+        document an adapter has had)."""
+        return PackInput(self.text, self.format, self._original, self.source)
+
+    def __repr__(self) -> str:
+        return f"PackInput(source={self.source!r}, format={self.format!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PackInput):
+            return NotImplemented
+        return (self.text, self.format, self.source, self._original) == (
+            other.text,
+            other.format,
+            other.source,
+            other._original,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts, lists, scalars), several times faster than
+    :func:`copy.deepcopy` for the packs the kit hands out on every call."""
+    if isinstance(value, dict):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -24,7 +92,8 @@ class Capabilities:
         name: the runtime's name.
         version: its version.
         language: the language it is written in.
-        claims: area -> the support level the runtime claims (reported beside the measured one).
+        claims: area -> the support level the runtime claims (reported beside the measured one;
+            the headline level covers the claimed areas, or every area when none is claimed).
         extensions: vendor extensions registered (e.g. ``ppconf.upper``), for RFC 0010 Level 3.
     """
 
@@ -33,6 +102,42 @@ class Capabilities:
     language: str = ""
     claims: Mapping[str, int] = field(default_factory=dict)
     extensions: Sequence[str] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON-able data (the ``hello`` answer and the report header use this shape)."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "language": self.language,
+            "claims": dict(sorted(self.claims.items())),
+            "extensions": list(self.extensions),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Capabilities:
+        """Read :meth:`to_dict` data back.
+
+        Raises:
+            ValueError: a field has the wrong type (claims must map area names to integers).
+        """
+        claims = data.get("claims") or {}
+        extensions = data.get("extensions") or []
+        if not isinstance(claims, Mapping) or not all(
+            isinstance(k, str) and type(v) is int for k, v in claims.items()
+        ):
+            raise ValueError(f"claims must map area names to integer levels, not {claims!r}")
+        if not isinstance(extensions, list) or not all(isinstance(e, str) for e in extensions):
+            raise ValueError(f"extensions must be a list of names, not {extensions!r}")
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"name must be a non-empty string, not {name!r}")
+        return cls(
+            name=name,
+            version=str(data.get("version") or ""),
+            language=str(data.get("language") or ""),
+            claims=dict(claims),
+            extensions=tuple(extensions),
+        )
 
 
 @runtime_checkable
@@ -60,7 +165,11 @@ class AdapterSession(Protocol):
         ...
 
     def state(self) -> Mapping[str, Any]:
-        """The observable session data: ``current_state``, ``status``, ``visit_counts`` ..."""
+        """The observable session data: ``current_state``, ``status``, ``visit_counts`` ...
+
+        Report what the runtime has; a key it cannot report is best left out (a case checking
+        it then fails with "not reported" rather than on a made-up value).
+        """
         ...
 
     def snapshot(self) -> Any:
@@ -77,17 +186,90 @@ class Adapter(Protocol):
         ...
 
     def load(self, pack: PackInput) -> None:
-        """Load a pack as the runtime would to run its prompts; raise ``PackRejected`` if not."""
+        """Load a pack as the runtime would to run its prompts; raise ``PackRejected`` if not.
+
+        A runtime without workflows must still load a valid pack carrying them (Level 0).
+        """
         ...
 
     def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
-        """Validate a pack; return diagnostics as ``{code, severity, path}`` mappings."""
+        """Validate a pack; return diagnostics as ``{code, severity, path}`` mappings.
+
+        ``severity`` is ``"error"`` or ``"warning"``; ``path`` a JSON pointer, or ``None``
+        when the runtime has none (a null path matches no expected path).
+        """
         ...
 
     def start(self, pack: PackInput) -> AdapterSession:
-        """Start a workflow session with a clock the kit controls; ``Rejected`` if refused."""
+        """Start a workflow session at the entry, with a clock the kit controls.
+
+        Raise ``Rejected`` if the runtime refuses to start (e.g.
+        ``workflow-version-unsupported``); a pack with validation errors may be refused the
+        same way. Returning anything but a session is an adapter fault.
+        """
         ...
 
     def restore(self, pack: PackInput, snapshot: Any) -> AdapterSession:
         """Continue a session from :meth:`AdapterSession.snapshot` data in a fresh session."""
+        ...
+
+
+@runtime_checkable
+class CompositionAdapter(Protocol):
+    """Optional: a runtime that runs compositions (RFC 0010)."""
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Run composition ``name`` with scripted mocks; return ``{status, output, error,
+        trace}`` (docs/semantics.md section 5). ``Rejected`` when it cannot run at all."""
+        ...
+
+
+@runtime_checkable
+class CompositionSession(Protocol):
+    """Optional: a session that runs the current state's composition (RFC 0010, C11)."""
+
+    def run_state(self, input: Any, mocks: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Run the composition of the current state; the result as ``run_composition``'s."""
+        ...
+
+
+@runtime_checkable
+class StateStartingAdapter(Protocol):
+    """Optional: a runtime that starts sessions at a named state or agent (RFC 0011)."""
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> AdapterSession:
+        """Start at ``state``, or at the state backing the agents member ``agent``.
+
+        Raise ``Rejected("start-state-unknown")``, ``Rejected("agent-unknown")`` or
+        ``Rejected("agent-not-state-backed")`` when the start is refused.
+        """
+        ...
+
+
+@runtime_checkable
+class TurnSession(Protocol):
+    """Optional: a session that tracks who holds the next turn (RFC 0014, ``control``).
+
+    Its :meth:`~AdapterSession.state` then also reports ``turn`` and ``reply``.
+    """
+
+    def agent_text(self, text: str) -> None:
+        """The agent emits ``text`` in the current round."""
+        ...
+
+    def user_turn(self) -> None:
+        """The user speaks: the reply so far is delivered and the user holds the turn."""
+        ...
+
+
+@runtime_checkable
+class Closable(Protocol):
+    """Optional, for adapters and sessions: free what they hold when the kit is done."""
+
+    def close(self) -> None:
+        """Release the session or the runtime (a process, files ...)."""
         ...

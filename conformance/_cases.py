@@ -18,12 +18,17 @@ from typing import Any, Literal, get_args
 import jsonschema_rs
 
 import reference
+from conformance._adapter import PackFormat, PackInput
+from conformance._contract import Requirement
 from conformance._errors import CaseError
 from conformance._resources import catalog_root, schema_path
+from conformance._spec_versions import NEWEST, applies
 from reference import Document, Location
 from reference._pointer import pointer_from_path
 
-PackFormat = Literal["json", "yaml"]
+PART_NAMES = ("load", "validation")
+"""The parts every case may have besides its scenarios; no scenario takes these names."""
+
 StepKind = Literal[
     "event",
     "set_artifact",
@@ -32,28 +37,12 @@ StepKind = Literal[
     "snapshot_restore",
     "run_composition",
     "run_state",
+    "agent_text",
+    "user_turn",
 ]
 STEP_KINDS: tuple[StepKind, ...] = get_args(StepKind)
 PACK_DIRECTORY = "packs"
 """Folders with this name hold pack files for ``pack_file``, not cases."""
-
-
-@dataclass(frozen=True)
-class PackInput:
-    """A pack as handed to a runtime: its text, and the kit's own parse of it.
-
-    Attributes:
-        text: the pack as a document (raw file text for ``pack_file``, JSON for inline packs).
-        format: ``json`` or ``yaml``, the syntax of ``text``.
-        document: the parsed pack, or ``None`` when the kit's loader refuses the text (a case
-            about load failures, such as duplicate keys).
-        source: where the pack comes from, for messages.
-    """
-
-    text: str
-    format: PackFormat
-    document: dict[str, Any] | None
-    source: str
 
 
 @dataclass(frozen=True)
@@ -117,6 +106,10 @@ class Step:
             return f"run_composition {args['name']}"
         if self.kind == "run_state":
             return "run_state"
+        if self.kind == "agent_text":
+            return f"agent_text {args['text']!r}"
+        if self.kind == "user_turn":
+            return "user_turn"
         return "snapshot_restore"
 
     @property
@@ -127,7 +120,18 @@ class Step:
 
 @dataclass(frozen=True)
 class Scenario:
-    """A named event script against one session."""
+    """A named event script against one session.
+
+    Attributes:
+        name: unique within the case.
+        steps: the inputs, in order.
+        final: what must be observed at the end, if anything.
+        start_rejection: the code the start must be refused with, if it must be refused.
+        start_state: RFC 0011: start at this state instead of the entry.
+        start_agent: RFC 0011: start at the state backing this agents member.
+        pointer: the scenario's JSON pointer in the case file.
+        description: what it shows, in a sentence.
+    """
 
     name: str
     steps: tuple[Step, ...]
@@ -135,6 +139,19 @@ class Scenario:
     start_rejection: str | None
     pointer: str
     description: str = ""
+    start_state: str | None = None
+    start_agent: str | None = None
+
+    @property
+    def needs_session(self) -> bool:
+        """Whether the scenario starts a session (running named compositions alone does not)."""
+        return (
+            self.start_rejection is not None
+            or self.start_state is not None
+            or self.start_agent is not None
+            or self.final is not None
+            or any(step.needs_session for step in self.steps)
+        )
 
 
 @dataclass(frozen=True)
@@ -145,7 +162,7 @@ class Case:
     description: str
     area: str
     level: int
-    requirement: str
+    requirement: Requirement
     spec: tuple[Mapping[str, str], ...]
     spec_versions: tuple[str, ...]
     rules: tuple[str, ...]
@@ -169,6 +186,10 @@ class Case:
             names.append("validation")
         names.extend(s.name for s in self.scenarios)
         return names
+
+    def applies_to(self, spec_version: str) -> bool:
+        """Whether the case belongs to a run for this spec version (R6)."""
+        return applies(self.spec_versions, spec_version)
 
     def where(self, pointer: str = "") -> str:
         """``file:line`` of a pointer inside the case file, for messages."""
@@ -250,6 +271,7 @@ def load_case(path: str | Path, root: Path | None = None) -> Case:
             "see schema/case.schema.json",
         )
     _check_schema(data, document)
+    _check_scenario_names(data, document)
     area = data["area"]
     if not data["id"].startswith(area + "."):
         raise _field_error(document, "/id", f"the id must start with its area, {area!r}")
@@ -363,21 +385,86 @@ def _scenario(data: Mapping[str, Any], pointer: str) -> Scenario:
             arguments = {"seconds": raw["advance_clock"]}
         elif kind in ("run_composition", "run_state"):
             arguments = {"input": None, "mocks": {}, **raw[kind]}
+        elif kind == "agent_text":
+            arguments = {"text": raw["agent_text"]}
         else:
             arguments = {}
         steps.append(Step(kind, arguments, raw.get("expect"), f"{pointer}/steps/{index}"))
-    start = data.get("start")
+    start = data.get("start") or {}
     return Scenario(
         name=data["name"],
         steps=tuple(steps),
         final=data.get("final"),
-        start_rejection=start["rejection"] if start else None,
+        start_rejection=start.get("rejection"),
         pointer=pointer,
         description=data.get("description", ""),
+        start_state=start.get("at_state"),
+        start_agent=start.get("agent"),
     )
 
 
+def _check_scenario_names(data: dict[str, Any], document: Document) -> None:
+    """Scenario names are unique in a case: each is reported (and run) as its own part."""
+    seen: dict[str, int] = {}
+    for index, scenario in enumerate(data.get("scenarios", [])):
+        name = scenario["name"]
+        if name in seen:
+            raise _field_error(
+                document,
+                f"/scenarios/{index}/name",
+                f"scenario name {name!r} is already used by scenario {seen[name] + 1}",
+                "give every scenario of a case its own name",
+            )
+        seen[name] = index
+
+
 # -- the catalog ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which cases a run takes: those of one spec version, optionally filtered.
+
+    A filtered selection is *partial*: its levels describe only the cases run, so they certify
+    nothing, and a required level cannot be judged on it.
+
+    Attributes:
+        spec_version: the spec version the run targets (R6); its cases are the full set.
+        areas, levels, requirements: keep cases with one of these (empty: all).
+        ids: keep cases whose id matches one of these glob patterns (empty: all).
+    """
+
+    spec_version: str = NEWEST
+    areas: tuple[str, ...] = ()
+    levels: tuple[int, ...] = ()
+    requirements: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()
+
+    @property
+    def partial(self) -> bool:
+        """Whether a filter leaves out cases of the spec version."""
+        return bool(self.areas or self.levels or self.requirements or self.ids)
+
+    def matches(self, case: Case) -> bool:
+        """Whether the case is in the selection."""
+        return (
+            case.applies_to(self.spec_version)
+            and (not self.areas or case.area in self.areas)
+            and (not self.levels or case.level in self.levels)
+            and (not self.requirements or case.requirement in self.requirements)
+            and (not self.ids or any(fnmatch.fnmatchcase(case.id, p) for p in self.ids))
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON-able data, for reports."""
+        return {
+            "spec_version": self.spec_version,
+            "area": list(self.areas),
+            "level": list(self.levels),
+            "requirement": list(self.requirements),
+            "id": list(self.ids),
+            "partial": self.partial,
+        }
 
 
 @dataclass(frozen=True)
@@ -387,23 +474,10 @@ class Catalog:
     root: Path
     cases: tuple[Case, ...]
 
-    def select(
-        self,
-        *,
-        areas: Sequence[str] = (),
-        levels: Sequence[int] = (),
-        requirements: Sequence[str] = (),
-        ids: Sequence[str] = (),
-    ) -> list[Case]:
-        """The cases matching every given filter (``ids`` are glob patterns)."""
-        return [
-            case
-            for case in self.cases
-            if (not areas or case.area in areas)
-            and (not levels or case.level in levels)
-            and (not requirements or case.requirement in requirements)
-            and (not ids or any(fnmatch.fnmatchcase(case.id, p) for p in ids))
-        ]
+    def select(self, selection: Selection | None = None) -> list[Case]:
+        """The cases of a selection (default: every case of the newest spec version)."""
+        selection = selection or Selection()
+        return [case for case in self.cases if selection.matches(case)]
 
     def get(self, case_id: str) -> Case | None:
         """The case with this id, if any."""

@@ -1,104 +1,70 @@
-"""The catalog's own checks (``ppconf cases check``, and a test).
+"""Checks: what a case part asserts, one thing at a time, each with its requirement.
 
-Every case file is well formed; ids and descriptions are unique; every pack a case runs is
-itself valid; every diagnostic code, rejection code and SEMANTICS row is exercised; and the
-reference interpreter passes every case.
+A case part yields checks tagged MUST, SHOULD or MAY (SEMANTICS section 0). Levels count MUST
+checks only; SHOULD and MAY findings are reported beside them and never dropped. A check's
+requirement is never stronger than its case's: a SHOULD case yields SHOULD and MAY checks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-import reference
-from conformance._cases import Case, case_files, check_unique, load_case
-from conformance._contract import (
-    COMPOSITION_ERROR_CODES,
-    COMPOSITION_RULES,
-    COMPOSITION_RUN_CODES,
-    COMPOSITION_WARNING_CODES,
-    REJECTION_CODES,
-    RULES,
-    RULES_COVERED_ELSEWHERE,
-    WORKFLOW_ERROR_CODES,
-    WORKFLOW_WARNING_CODES,
-)
-from conformance._errors import CaseError
-from conformance._reference_adapter import ReferenceAdapter
-from conformance._runner import Runner
+from conformance._contract import REQUIREMENTS, Requirement
 
 
-def check_catalog(root: Path, *, coverage: bool = True) -> tuple[list[Case], list[str]]:
-    """Run every catalog check on the folder ``root``; return the cases and the problems.
+def weaker(first: Requirement, second: Requirement) -> Requirement:
+    """The weaker of two requirements (``MAY`` < ``SHOULD`` < ``MUST``)."""
+    return max(first, second, key=REQUIREMENTS.index)
 
-    Arguments:
-        root: the catalog folder.
-        coverage: also require every code and rule to be covered (off for partial catalogs).
+
+@dataclass(frozen=True)
+class Check:
+    """One assertion of a case part and its result.
+
+    Attributes:
+        id: stable within the part (``valid``, ``error-code entry-unknown``, ``scenario`` ...),
+            so that two runs can be compared check by check.
+        requirement: what is at stake: MUST counts for levels, SHOULD is advisory, MAY
+            informational.
+        passed: whether the runtime did what the check asserts.
+        message: why it did not (empty when passed).
+        detail: structured data about a failure, for reports: ``step`` (1-based),
+            ``step_text``, ``line``, ``field``, ``expected``, ``actual``, ``path`` (the
+            transitions taken so far), where known.
     """
-    problems: list[str] = []
-    cases: list[Case] = []
-    files = case_files(root)
-    if not files:
-        return [], [f"{root}: no case files (*.yaml outside packs/ folders)"]
-    for path in files:
-        try:
-            cases.append(load_case(path, root))
-        except CaseError as error:
-            problems.append(str(error))
-    try:
-        check_unique(cases)
-    except CaseError as error:
-        problems.append(str(error))
-    problems.extend(_invalid_packs(cases))
-    if coverage:
-        problems.extend(coverage_problems(cases))
-    runner = Runner(ReferenceAdapter())
-    for case in cases:
-        for part in runner.run(case).failures():
-            problems.append(f"the reference does not pass {case.id} [{part.part}]: {part.message}")
-    return cases, problems
 
+    id: str
+    requirement: Requirement
+    passed: bool
+    message: str = ""
+    detail: Mapping[str, Any] = field(default_factory=dict)
 
-def _invalid_packs(cases: Sequence[Case]) -> list[str]:
-    """Cases that run a pack must carry a valid one, unless a refusal is the point."""
-    problems = []
-    for case in cases:
-        if case.validation is not None or case.load is False or case.pack.document is None:
-            continue
-        if any(s.start_rejection for s in case.scenarios):
-            continue
-        errors = [d for d in reference.validate(case.pack.document) if d.severity == "error"]
-        if errors:
-            problems.append(
-                f"{case.where('/pack')}: {case.id} runs an invalid pack: {errors[0]}"
-                + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
-            )
-    return problems
+    def to_dict(self) -> dict[str, Any]:
+        """The check as JSON-able data."""
+        data: dict[str, Any] = {
+            "id": self.id,
+            "requirement": self.requirement,
+            "passed": self.passed,
+        }
+        if self.message:
+            data["message"] = self.message
+        if self.detail:
+            data["detail"] = dict(self.detail)
+        return data
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Check:
+        """Read a check back from :meth:`to_dict` data."""
+        return cls(
+            id=str(data["id"]),
+            requirement=data["requirement"],
+            passed=bool(data["passed"]),
+            message=str(data.get("message", "")),
+            detail=dict(data.get("detail") or {}),
+        )
 
-def coverage_problems(cases: Sequence[Case]) -> list[str]:
-    """Codes and SEMANTICS rows that no case exercises."""
-    problems = []
-    exercised: set[str] = set()
-    covered_rules: set[str] = set()
-    for case in cases:
-        exercised |= case.codes
-        covered_rules |= set(case.rules)
-    for kind, codes in (
-        ("diagnostic code", WORKFLOW_ERROR_CODES + WORKFLOW_WARNING_CODES),
-        ("composition diagnostic code", COMPOSITION_ERROR_CODES + COMPOSITION_WARNING_CODES),
-        ("composition run code", COMPOSITION_RUN_CODES),
-        ("rejection code", REJECTION_CODES),
-    ):
-        for code in codes:
-            if code not in exercised:
-                problems.append(f"no case exercises the {kind} {code!r}")
-    for area in ("workflow", "loops", "compositions"):
-        if not any(c.area == area and c.level == 0 and c.load for c in cases):
-            problems.append(f"no Level 0 case loads a pack carrying {area} fields")
-    for rule in RULES + COMPOSITION_RULES:
-        if rule.id not in covered_rules and rule.id not in RULES_COVERED_ELSEWHERE:
-            problems.append(
-                f"no case covers SEMANTICS row {rule.id} ({rule.requirement}: {rule.summary})"
-            )
-    return problems
+    def failed_as(self, message: str) -> Check:
+        """The same check, not passed, for a part that did not get to judge it."""
+        return Check(self.id, self.requirement, False, message)

@@ -9,10 +9,27 @@ from dataclasses import dataclass
 from typing import Literal
 
 Requirement = Literal["MUST", "SHOULD", "MAY"]
+REQUIREMENTS: tuple[Requirement, ...] = ("MUST", "SHOULD", "MAY")
+"""Strongest first."""
 
-AREAS = ("workflow", "loops", "compositions")
-TOP_LEVEL = {"workflow": 2, "loops": 2, "compositions": 3}
+AREAS = ("workflow", "loops", "compositions", "control", "state-agents")
+TOP_LEVEL = {"workflow": 2, "loops": 2, "compositions": 3, "control": 2, "state-agents": 2}
 """The highest level each area's RFC defines."""
+AREA_SINCE = {
+    "workflow": "1.3",
+    "loops": "1.4",
+    "state-agents": "1.4.1",
+    "compositions": "1.5",
+    "control": "1.7",
+}
+"""The spec version that introduced each area (RFC 0005, 0009, 0011, 0010, 0014)."""
+AREA_RFC = {
+    "workflow": "RFC 0005",
+    "loops": "RFC 0009",
+    "compositions": "RFC 0010",
+    "state-agents": "RFC 0011",
+    "control": "RFC 0014",
+}
 
 
 @dataclass(frozen=True)
@@ -122,6 +139,45 @@ COMPOSITION_ERROR_CODES = (
 
 COMPOSITION_WARNING_CODES = ("composition-unreferenced", "join-without-depends-on")
 
+RFC_WARNINGS = frozenset(
+    (
+        "event-name-style",
+        "cycle-unbounded",
+        "unreachable-state",
+        "terminal-with-transitions",
+        "redirect-cycle",
+        "artifact-undeclared",
+        "budget-below-max-visits",
+        "dead-end-state",
+        "control-agent-terminal",
+        "control-cycle-unbounded",
+        "provider-optional-referenced",
+        "provider-role-not-llm",
+    )
+)
+"""Warnings an RFC names (SEMANTICS R3): expecting one is a SHOULD check."""
+
+KIT_LINTS = frozenset(
+    (
+        "no-terminal-path",
+        "no-terminal-state",
+        "loop-without-budget",
+        "artifact-mode-conflict",
+        "persistence-unknown",
+        "join-without-depends-on",
+        "composition-unreferenced",
+        "parallel-member-kind",
+    )
+)
+"""The kit's own warnings (R3): expecting one (or its absence) is a MAY check."""
+
+
+def code_requirement(code: str) -> Requirement:
+    """How much reporting an expected code weighs (R2, R3): MAY for the kit's own lints,
+    SHOULD for everything else (codes are the kit's vocabulary, which runtimes map onto)."""
+    return "MAY" if code in KIT_LINTS else "SHOULD"
+
+
 COMPOSITION_RUN_CODES = (
     "predicate-type-error",
     "reference-unresolved",
@@ -153,5 +209,3 @@ REJECTION_CODES = (
     "artifact-undeclared",
     "workflow-version-unsupported",
 )
-
-BUDGET_LIMITS = ("max_total_visits", "max_tool_calls", "max_wall_time_sec")

@@ -1,34 +1,51 @@
-"""Support levels, exactly as SEMANTICS.md section 5 defines them.
+"""Support levels, as SEMANTICS.md section 5 defines them, counted on MUST checks (R1-R5).
 
-An area reaches level L when every MUST case of that area with level <= L passes; skipped,
-errored and timed-out cases count as not passed. An area whose Level 0 cases fail is *below
-Level 0* (the runtime rejects valid packs carrying the feature). The headline level is the
-largest N (0-3) such that every assessed area reaches ``min(N, its top level)``, and at most
-the highest top level among the assessed areas (an area without MUST cases is not assessed).
-SHOULD cases give an advisory percentage per area, MAY cases an informational count; neither
-moves a level.
+An area reaches level L when every case of that area with level <= L passes its MUST checks;
+a case that errored, was skipped, timed out or was flaky passes none of its checks. An area
+whose Level 0 cases fail is *below Level 0* (the runtime rejects valid packs carrying the
+feature). SHOULD and MAY checks never move a level: the table shows, per area, how many cases
+pass their SHOULD checks (advisory) and their MAY checks (informational).
+
+The *headline* level covers the areas the runtime claims (every area when it claims none): the
+largest N (0-3) such that each of them reaches ``min(N, its top level)``. Unclaimed areas are
+measured and shown all the same. Levels of a *partial* selection (a filtered run) describe only
+the cases run and certify nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from conformance._contract import AREAS, TOP_LEVEL
+from conformance._contract import AREA_SINCE, AREAS, TOP_LEVEL, Requirement
+from conformance._spec_versions import NEWEST, parse_version
 
 BELOW_ZERO = -1
 
 
 @dataclass(frozen=True)
 class CaseVerdict:
-    """What levels need to know of one case: where it belongs and whether it passed."""
+    """What levels need to know of one case.
+
+    Attributes:
+        id, area, level, requirement: the case's.
+        outcome: the worst outcome of its parts (``passed``, ``failed``, ``errored`` ...).
+        checks: for each requirement the case has checks of, whether all of them passed.
+        message: why it did not pass, in a line.
+    """
 
     id: str
     area: str
     level: int
     requirement: str
-    passed: bool
+    outcome: str
+    checks: Mapping[Requirement, bool] = field(default_factory=dict)
     message: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """Whether every part passed (findings of weaker checks aside)."""
+        return self.outcome == "passed"
 
 
 @dataclass(frozen=True)
@@ -36,14 +53,14 @@ class AreaLevel:
     """The measured level of one area.
 
     Attributes:
-        area: ``workflow``, ``loops`` or ``compositions``.
-        level: 0-3, ``BELOW_ZERO``, or ``None`` when no MUST case of the area was run.
+        area: ``workflow``, ``loops``, ``compositions``, ``control`` or ``state-agents``.
+        level: 0-3, ``BELOW_ZERO``, or ``None`` when no MUST check of the area was run.
         top: the highest level the area's RFC defines.
-        blocking: the failing MUST cases at the first level not reached (their ids).
+        blocking: the cases failing MUST checks at the first level not reached (their ids).
         reason: why the area is where it is, in a sentence.
-        must: (passed, total) MUST cases.
-        should: (passed, total) SHOULD cases: the advisory score.
-        may: (passed, total) MAY cases: informational.
+        must: (passed, total) cases with MUST checks.
+        should: (passed, total) cases with SHOULD checks: the advisory score.
+        may: (passed, total) cases with MAY checks: informational.
     """
 
     area: str
@@ -63,10 +80,25 @@ class AreaLevel:
 
 @dataclass(frozen=True)
 class LevelReport:
-    """Levels per area and the headline level."""
+    """Levels per area, the headline level, and what they mean.
+
+    Attributes:
+        areas: one per area of the spec version, in the kit's order.
+        headline: the headline level (``None``: no claimed area was assessed).
+        headline_areas: the areas the headline covers.
+        spec_version: the spec version the run targeted.
+        partial: whether the run took a filtered selection (levels then certify nothing).
+        claims: the runtime's claims, area -> level.
+        claim_notes: claims that the measurement does not bear out, or that make no sense.
+    """
 
     areas: tuple[AreaLevel, ...]
     headline: int | None
+    headline_areas: tuple[str, ...] = ()
+    spec_version: str = NEWEST
+    partial: bool = False
+    claims: Mapping[str, int] = field(default_factory=dict)
+    claim_notes: tuple[str, ...] = ()
 
     def area(self, name: str) -> AreaLevel | None:
         return next((a for a in self.areas if a.area == name), None)
@@ -79,42 +111,76 @@ def describe_level(level: int | None) -> str:
     return "below 0" if level == BELOW_ZERO else str(level)
 
 
-def compute_levels(verdicts: Iterable[CaseVerdict]) -> LevelReport:
-    """Compute the level of each area and the headline level from case verdicts."""
-    by_area: dict[str, list[CaseVerdict]] = {area: [] for area in AREAS}
+def areas_of(spec_version: str) -> tuple[str, ...]:
+    """The areas a spec version has (R6): those its RFCs had introduced by then."""
+    version = parse_version(spec_version)
+    return tuple(area for area in AREAS if parse_version(AREA_SINCE[area]) <= version)
+
+
+def compute_levels(
+    verdicts: Iterable[CaseVerdict],
+    *,
+    claims: Mapping[str, int] | None = None,
+    spec_version: str = NEWEST,
+    partial: bool = False,
+) -> LevelReport:
+    """Compute the level of each area and the headline level from case verdicts.
+
+    Arguments:
+        verdicts: one per case run.
+        claims: the runtime's claimed levels (the headline covers these areas; all when empty).
+        spec_version: the run's target, which decides the areas shown.
+        partial: whether the cases are a filtered selection.
+    """
+    claims = dict(claims or {})
+    by_area: dict[str, list[CaseVerdict]] = {area: [] for area in areas_of(spec_version)}
     for verdict in verdicts:
         by_area.setdefault(verdict.area, []).append(verdict)
     areas = tuple(_area_level(area, cases) for area, cases in by_area.items())
-    return LevelReport(areas, _headline({a.area: a.level for a in areas}))
+    measured = {a.area: a.level for a in areas}
+    claimed = [area for area in claims if area in measured]
+    covered = tuple(claimed) if claimed else tuple(measured)
+    headline = _headline({area: measured[area] for area in covered})
+    return LevelReport(
+        areas=areas,
+        headline=headline,
+        headline_areas=covered,
+        spec_version=spec_version,
+        partial=partial,
+        claims=claims,
+        claim_notes=tuple(_claim_notes(claims, measured, partial)),
+    )
 
 
-def _count(cases: list[CaseVerdict], requirement: str) -> tuple[int, int]:
-    chosen = [c for c in cases if c.requirement == requirement]
-    return sum(c.passed for c in chosen), len(chosen)
+def _count(cases: list[CaseVerdict], requirement: Requirement) -> tuple[int, int]:
+    judged = [c.checks[requirement] for c in cases if requirement in c.checks]
+    return sum(judged), len(judged)
 
 
 def _area_level(area: str, cases: list[CaseVerdict]) -> AreaLevel:
     top = TOP_LEVEL.get(area, 3)
-    must = [c for c in cases if c.requirement == "MUST"]
+    must = [c for c in cases if "MUST" in c.checks]
     counts = (_count(cases, "MUST"), _count(cases, "SHOULD"), _count(cases, "MAY"))
     if not must:
-        return AreaLevel(area, None, top, (), "no MUST case was run", *counts)
+        return AreaLevel(area, None, top, (), "no MUST check was run", *counts)
     level = BELOW_ZERO
     blocking: tuple[str, ...] = ()
     # A level above every MUST case that was run is not shown, so it is not claimed.
     for candidate in range(max(c.level for c in must) + 1):
-        failing = tuple(sorted(c.id for c in must if c.level == candidate and not c.passed))
+        failing = tuple(sorted(c.id for c in must if c.level == candidate and not c.checks["MUST"]))
         if failing:
             blocking = failing
             break
         level = candidate
     if level == BELOW_ZERO:
         reason = (
-            f"the runtime fails Level 0 cases (packs carrying {area} fields must still load): "
+            f"fails Level 0 MUST cases (packs carrying {area} fields must still load): "
             + ", ".join(blocking)
         )
     elif blocking:
-        reason = f"Level {level + 1} needs {len(blocking)} more MUST case(s) to pass"
+        reason = f"Level {level + 1} needs {len(blocking)} more MUST case(s) to pass: " + ", ".join(
+            blocking
+        )
     elif level < top:
         reason = f"every MUST case run passes; none of Level {level + 1} or above was run"
     else:
@@ -134,3 +200,21 @@ def _headline(levels: Mapping[str, int | None]) -> int | None:
         if all(level >= min(candidate, TOP_LEVEL.get(area, 3)) for area, level in assessed.items()):
             best = candidate
     return best
+
+
+def _claim_notes(
+    claims: Mapping[str, int], measured: Mapping[str, int | None], partial: bool
+) -> list[str]:
+    notes = []
+    for area, claim in sorted(claims.items()):
+        if area not in TOP_LEVEL:
+            notes.append(f"claims {area!r}, which is not an area ({', '.join(AREAS)})")
+        elif area not in measured:
+            notes.append(f"claims {area} Level {claim}, an area this spec version does not have")
+        elif not 0 <= claim <= TOP_LEVEL[area]:
+            notes.append(f"claims {area} Level {claim}, but {area} has Levels 0-{TOP_LEVEL[area]}")
+        elif (level := measured[area]) is None or level < claim:
+            shown = describe_level(level)
+            qualifier = " on this partial selection" if partial else ""
+            notes.append(f"claims {area} Level {claim}, measured {shown}{qualifier}")
+    return notes

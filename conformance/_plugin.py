@@ -3,29 +3,40 @@
 Registered through the ``pytest11`` entry point and inert unless ``--ppconf-adapter`` is given.
 Each case part (``load``, ``validation``, each scenario) is one test item with markers for its
 area (``ppconf_workflow``), level (``ppconf_level_2``) and requirement (``ppconf_must``).
-Works under pytest-xdist: results are gathered from the reports the controller receives.
+
+Each item carries its part's record (outcome and checks) to the session, across pytest-xdist
+workers, and the session is judged exactly as ``ppconf run`` judges a run: the same verdicts,
+levels and exit rules (a skipped part does not pass; a required level is not met on a partial
+selection, such as one narrowed with ``-k`` or ``-m``).
 """
 
 from __future__ import annotations
 
-import contextlib
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conformance._adapter import Adapter, Capabilities
+from conformance._adapter import Capabilities
 from conformance._adapter_spec import REFERENCE, load_adapter
-from conformance._cases import Case, Catalog, load_catalog
+from conformance._cases import Case, Catalog, Selection, load_catalog
 from conformance._contract import AREAS
-from conformance._errors import AdapterError, CaseError
-from conformance._expected_failures import load_expected_failures
-from conformance._levels import CaseVerdict, LevelReport, compute_levels, describe_level
-from conformance._reports import render_levels
+from conformance._errors import AdapterError, CaseError, KitError
+from conformance._expected_failures import ExpectedFailure, load_expected_failures
+from conformance._levels import describe_level
+from conformance._records import PartRecord, Report, RunHeader
+from conformance._report.jsonl import JsonLinesWriter
+from conformance._report.junit import render_junit
+from conformance._report.markdown import render_markdown
+from conformance._report.text import render_findings, render_levels
 from conformance._runner import DEFAULT_TIMEOUT, Runner
+from conformance._spec_versions import NEWEST, SpecVersionError, check_target
+from conformance._verdicts import Judgement, judge_report
 
 _STATE = pytest.StashKey["_PluginState"]()
+_RECORD = "ppconf_record"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -38,24 +49,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "program speaking the adapter protocol) or 'reference'",
     )
     group.addoption(
+        "--ppconf-spec-version",
+        default=NEWEST,
+        metavar="VERSION",
+        help=f"the PromptPack spec version to assess (default {NEWEST})",
+    )
+    group.addoption(
         "--ppconf-area",
         action="append",
         default=[],
         choices=AREAS,
-        help="only cases of this area (repeatable)",
+        help="only cases of this area (repeatable; a partial selection)",
     )
     group.addoption(
         "--ppconf-require-level",
         type=int,
         choices=range(4),
         metavar="N",
-        help="fail the session unless the headline support level is at least N",
+        help="fail the session unless the headline support level is at least N (needs the "
+        "whole catalog of the spec version)",
     )
     group.addoption(
         "--ppconf-expected-failures",
         metavar="FILE",
-        help="YAML mapping of case id to reason; those cases are xfail, and a case that "
-        "passes anyway fails the session",
+        help="YAML mapping of case id to reason (or {flaky: reason}); those cases are xfail, "
+        "and a case that passes anyway fails the session",
     )
     group.addoption("--ppconf-catalog", metavar="DIR", help="a catalog folder (default: built-in)")
     group.addoption(
@@ -70,6 +88,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="SECONDS",
         help=f"time limit for each case part (default {DEFAULT_TIMEOUT:g})",
     )
+    group.addoption(
+        "--ppconf-repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run each case part N times; a part that does not end the same way is flaky",
+    )
+    group.addoption(
+        "--ppconf-report",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("FORMAT", "PATH"),
+        help="write a report at the end of the session: json, junit or md (repeatable)",
+    )
 
 
 class _PluginState:
@@ -79,8 +112,29 @@ class _PluginState:
         option = config.option
         self.adapter_spec: str = option.ppconf_adapter
         try:
+            version = check_target(option.ppconf_spec_version)
+        except SpecVersionError as error:
+            raise pytest.UsageError(f"ppconf: --ppconf-spec-version: {error}") from None
+        self.selection = Selection(spec_version=version, areas=tuple(option.ppconf_area))
+        self.require_level: int | None = option.ppconf_require_level
+        if self.require_level is not None and self.selection.partial:
+            raise pytest.UsageError(
+                "ppconf: --ppconf-require-level judges the whole catalog of a spec version; "
+                "drop --ppconf-area (a partial selection certifies nothing)"
+            )
+        timeout = option.ppconf_timeout
+        if not (math.isfinite(timeout) and timeout > 0):
+            raise pytest.UsageError(
+                f"ppconf: --ppconf-timeout {timeout}: give a positive, finite number of seconds"
+            )
+        if option.ppconf_repeat < 1:
+            raise pytest.UsageError("ppconf: --ppconf-repeat is a number of runs >= 1")
+        for fmt, _ in option.ppconf_report:
+            if fmt not in ("json", "junit", "md"):
+                raise pytest.UsageError(f"ppconf: --ppconf-report {fmt}: use json, junit or md")
+        try:
             self.catalog: Catalog = load_catalog(option.ppconf_catalog)
-            self.expected = (
+            self.expected: dict[str, ExpectedFailure] = (
                 load_expected_failures(
                     option.ppconf_expected_failures, [c.id for c in self.catalog.cases]
                 )
@@ -89,37 +143,63 @@ class _PluginState:
             )
         except CaseError as error:
             raise pytest.UsageError(f"ppconf: {error}") from None
-        self.areas: list[str] = option.ppconf_area
-        self.require_level: int | None = option.ppconf_require_level
-        self.timeout: float = option.ppconf_timeout
         # Loaded now, so a bad spec is a usage error before anything runs (each xdist worker
         # loads its own).
         try:
-            adapter: Adapter = load_adapter(
+            adapter = load_adapter(
                 self.adapter_spec,
-                timeout=self.timeout,
+                timeout=timeout,
                 validate_protocol=option.ppconf_validate_protocol,
             )
-        except AdapterError as error:
+        except KitError as error:
             raise pytest.UsageError(f"ppconf: {error}") from None
-        self.runner = Runner(adapter, timeout=self.timeout)
-        self.outcomes: dict[str, dict[str, bool]] = {}  # case id -> part -> passed
-        self.cases: dict[str, tuple[str, int, str]] = {}  # case id -> area, level, requirement
-        self.levels: LevelReport | None = None
+        self.runner = Runner(adapter, timeout=timeout, repeat=option.ppconf_repeat)
+        self.reports: list[tuple[str, str]] = [(fmt, path) for fmt, path in option.ppconf_report]
+        self.records: dict[tuple[str, str], PartRecord] = {}
+        self.report: Report | None = None
+        self.judgement: Judgement | None = None
 
-    def unexpected_passes(self) -> list[str]:
-        """Expected failures whose every part passed."""
-        return sorted(
-            case_id
-            for case_id in self.expected
-            if case_id in self.outcomes and all(self.outcomes[case_id].values())
+    def capabilities(self) -> Capabilities:
+        try:
+            return self.runner.guard.capabilities()
+        except AdapterError:  # shown in the summary as the spec; the levels matter more
+            return Capabilities(name=self.adapter_spec)
+
+    def finish(self) -> None:
+        """Judge the session from the records gathered."""
+        header = RunHeader.of(
+            self.adapter_spec,
+            self.capabilities(),
+            self.catalog,
+            self.selection,
+            repeat=self.runner.repeat,
+            expected_failures=self.expected,
+            require_level=self.require_level,
         )
+        order = {part: index for index, part in enumerate(header.parts)}
+        records = sorted(
+            self.records.values(), key=lambda r: order.get((r.case, r.part), len(order))
+        )
+        self.report = Report(header, tuple(records))
+        self.judgement = judge_report(self.report)
+        for fmt, path in self.reports:
+            if fmt == "json":
+                writer = JsonLinesWriter(path, header)
+                for record in records:
+                    writer.add(record)
+                writer.finish(self.report)
+                writer.close()
+            elif fmt == "junit":
+                Path(path).write_bytes(render_junit(self.report))
+            else:
+                Path(path).write_text(render_markdown(self.report), encoding="utf-8")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the markers, and activate the plugin when --ppconf-adapter is given."""
     for area in AREAS:
-        config.addinivalue_line("markers", f"ppconf_{area}: a ppconf case of the {area} area")
+        marker = area.replace("-", "_")
+        config.addinivalue_line("markers", f"ppconf_{marker}: a ppconf case of the {area} area")
     for level in range(4):
         config.addinivalue_line("markers", f"ppconf_level_{level}: a ppconf case of level {level}")
     for requirement in ("must", "should", "may"):
@@ -135,6 +215,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 ("--ppconf-require-level", option.ppconf_require_level),
                 ("--ppconf-expected-failures", option.ppconf_expected_failures),
                 ("--ppconf-catalog", option.ppconf_catalog),
+                ("--ppconf-report", option.ppconf_report),
             )
             if value
         ]
@@ -156,8 +237,7 @@ class CatalogCollector(pytest.Collector):
 
     def collect(self) -> Iterator[pytest.Item]:
         state = self.config.stash[_STATE]
-        cases = state.catalog.select(areas=state.areas)
-        for case in cases:
+        for case in state.catalog.select(state.selection):
             for part in case.parts:
                 yield CaseItem.from_parent(self, name=f"{case.id}::{part}", case=case, part=part)
 
@@ -169,28 +249,20 @@ class CaseItem(pytest.Item):
         super().__init__(**kwargs)
         self.case = case
         self.part = part
-        self.add_marker(f"ppconf_{case.area}")
+        self.add_marker(f"ppconf_{case.area.replace('-', '_')}")
         self.add_marker(f"ppconf_level_{case.level}")
         self.add_marker(f"ppconf_{case.requirement.lower()}")
-        reason = self.config.stash[_STATE].expected.get(case.id)
-        if reason is not None:
-            # Not strict per part: other parts of the case may pass. A case whose parts all
-            # pass is reported as an unexpected pass at the end of the session.
-            self.add_marker(pytest.mark.xfail(reason=f"expected failure: {reason}", strict=False))
-        self.user_properties.extend(
-            [
-                ("ppconf_case", case.id),
-                ("ppconf_part", part),
-                ("ppconf_area", case.area),
-                ("ppconf_level", case.level),
-                ("ppconf_requirement", case.requirement),
-            ]
-        )
 
     def runtest(self) -> None:
-        result = self.config.stash[_STATE].runner.run_part(self.case, self.part)
+        state = self.config.stash[_STATE]
+        result = state.runner.run_part(self.case, self.part)
+        record = PartRecord.of(self.case, result)
+        self.user_properties.append((_RECORD, record.to_dict()))
+        entry = state.expected.get(self.case.id)
+        if entry is not None and entry.covers(result.outcome):
+            pytest.xfail(f"expected failure: {entry.reason}")
         if result.outcome == "skipped":
-            # Reported at the case, not at this line of the plugin.
+            # Reported at the case, not at this line of the plugin; the session still fails.
             raise pytest.skip.Exception(result.message, _use_item_location=True)
         if result.outcome != "passed":
             raise CaseFailure(result.outcome, result.message)
@@ -208,7 +280,7 @@ class CaseItem(pytest.Item):
 
 
 class CaseFailure(Exception):
-    """A case part did not pass (failed, errored or timed out)."""
+    """A case part did not pass (failed, errored, timed out or flaky)."""
 
     def __init__(self, outcome: str, message: str) -> None:
         self.outcome = outcome
@@ -235,72 +307,50 @@ class _SessionHooks:
         session.ihook.pytest_collectreport(report=report)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Note each case part's outcome (on the xdist controller, from the workers' reports)."""
-        properties = {str(k): v for k, v in report.user_properties}
-        case_id = properties.get("ppconf_case")
-        if not isinstance(case_id, str) or report.when not in ("setup", "call"):
-            return
-        if report.when == "setup" and report.passed:
-            return  # the call report decides
-        state = self.state
-        state.cases[case_id] = (
-            str(properties["ppconf_area"]),
-            int(str(properties["ppconf_level"])),
-            str(properties["ppconf_requirement"]),
-        )
-        # An xfail that fails is reported skipped, one that passes anyway is reported passed.
-        state.outcomes.setdefault(case_id, {})[str(properties["ppconf_part"])] = report.passed
+        """Keep each part's record (on the xdist controller, from the workers' reports)."""
+        for key, value in report.user_properties:
+            if key == _RECORD and isinstance(value, dict):
+                record = PartRecord.from_dict(value)
+                self.state.records[(record.case, record.part)] = record
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        """Compute levels; fail the session below the required level or on an unexpected pass."""
+        """Judge the session as ``ppconf run`` judges a run."""
         if _is_xdist_worker(session.config):
             return
         state = self.state
-        verdicts = [
-            CaseVerdict(case_id, area, level, requirement, all(state.outcomes[case_id].values()))
-            for case_id, (area, level, requirement) in sorted(state.cases.items())
-        ]
-        state.levels = compute_levels(verdicts)
-        headline = state.levels.headline
-        below = state.require_level is not None and (
-            headline is None or headline < state.require_level
-        )
-        if (below or state.unexpected_passes()) and session.exitstatus == pytest.ExitCode.OK:
+        state.finish()
+        assert state.judgement is not None
+        if not state.judgement.passed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Let an adapter holding a process (cmd:) shut it down."""
-        close = getattr(self.state.runner.adapter, "close", None)
-        if close is not None:
-            with contextlib.suppress(Exception):
-                close()
+        self.state.runner.guard.close()
 
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
-        """Print the support level table after the test summary."""
+        """Print the findings, the support level table and the verdict."""
         state = self.state
-        if _is_xdist_worker(config) or state.levels is None:
+        if _is_xdist_worker(config) or state.report is None or state.judgement is None:
             return
         write = terminalreporter.write_line
+        findings = render_findings(state.report)
+        if findings:
+            terminalreporter.section("ppconf findings (SHOULD and MAY)")
+            for line in findings:
+                write(line)
         terminalreporter.section("ppconf support levels")
-        try:
-            capabilities = state.runner.adapter.capabilities()
-        except Exception as error:  # the adapter's own code; the table matters more
-            write(f"(the adapter failed to describe itself: {error!r})")
-            capabilities = Capabilities(name=state.adapter_spec)
-        for line in render_levels(state.levels, capabilities).splitlines():
+        levels = state.report.levels()
+        for line in render_levels(levels).splitlines():
             write(line)
         if state.require_level is not None:
-            headline = state.levels.headline
-            met = headline is not None and headline >= state.require_level
+            headline = levels.headline
+            met = not levels.partial and headline is not None and headline >= state.require_level
             write(
                 f"required level {state.require_level}: {'met' if met else 'NOT met'} "
-                f"(headline {describe_level(headline)})"
+                f"(headline {describe_level(levels.headline)})"
             )
-        surprises = state.unexpected_passes()
-        if surprises:
-            write(
-                "expected failures that pass (remove them from the file): " + ", ".join(surprises)
-            )
+        for problem in state.judgement.problems:
+            write(problem)
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:

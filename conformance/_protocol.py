@@ -16,7 +16,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from conformance._cases import PackInput
+from conformance._adapter import PackInput
 from conformance._resources import schema_path
 
 PROTOCOL_VERSION = 1

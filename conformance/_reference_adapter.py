@@ -7,8 +7,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import reference
-from conformance._adapter import Capabilities
-from conformance._cases import PackInput
+from conformance._adapter import Capabilities, PackInput
 from conformance._errors import PackRejected, Rejected
 
 __all__ = ["ReferenceAdapter"]
@@ -21,7 +20,7 @@ class ReferenceSession:
         self,
         session: reference.Session,
         clock: reference.ManualClock,
-        pack: Mapping[str, Any],
+        pack: PackInput,
         extensions: reference.Extensions,
     ) -> None:
         self._session = session
@@ -57,7 +56,7 @@ class ReferenceSession:
         """Run the current state's composition (C11)."""
         try:
             result = reference.run_state_composition(
-                self._pack, self._session, input, mocks, extensions=self._extensions
+                _document(self._pack), self._session, input, mocks, extensions=self._extensions
             )
         except reference.CompositionRunError as error:
             raise Rejected(error.code, None, error.message) from None
@@ -81,31 +80,20 @@ class ReferenceAdapter:
             extensions=(*self._extensions.kinds, *self._extensions.reducers),
         )
 
-    def _document(self, pack: PackInput) -> dict[str, Any]:
-        if pack.document is not None:
-            return pack.document
-        try:
-            data = reference.parse_document(pack.text, format=pack.format, source=pack.source).data
-        except reference.PackLoadError as error:
-            raise PackRejected(str(error)) from None
-        if not isinstance(data, dict):
-            raise PackRejected("the pack is not a mapping")
-        return data
-
     def load(self, pack: PackInput) -> None:
-        document = self._document(pack)
+        document = _document(pack)
         errors = [d for d in reference.validate(document) if d.severity == "error"]
         if errors:
             raise PackRejected("; ".join(str(d) for d in errors[:3]))
 
     def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
-        return [d.to_dict() for d in reference.validate(self._document(pack))]
+        return [d.to_dict() for d in reference.validate(_document(pack))]
 
     def _workflow(self, pack: PackInput) -> reference.Workflow:
         workflow = self._workflows.get(pack.text)
         if workflow is None:
             try:
-                workflow = reference.compile_workflow(self._document(pack))
+                workflow = reference.compile_workflow(_document(pack))
             except reference.Rejection as rejection:
                 raise Rejected(rejection.code, rejection.limit, rejection.message) from None
             self._workflows[pack.text] = workflow
@@ -114,12 +102,12 @@ class ReferenceAdapter:
     def start(self, pack: PackInput) -> ReferenceSession:
         clock = reference.ManualClock()
         session = reference.start_session(self._workflow(pack), clock=clock)
-        return ReferenceSession(session, clock, self._document(pack), self._extensions)
+        return ReferenceSession(session, clock, pack, self._extensions)
 
     def restore(self, pack: PackInput, snapshot: Any) -> ReferenceSession:
         clock = reference.ManualClock()
         session = reference.restore_session(self._workflow(pack), snapshot, clock=clock)
-        return ReferenceSession(session, clock, self._document(pack), self._extensions)
+        return ReferenceSession(session, clock, pack, self._extensions)
 
     def run_composition(
         self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
@@ -127,11 +115,24 @@ class ReferenceAdapter:
         """Run a composition with scripted mocks; refusals carry the reference's codes."""
         try:
             result = reference.run_composition(
-                self._document(pack), name, input, mocks, extensions=self._extensions
+                _document(pack), name, input, mocks, extensions=self._extensions
             )
         except reference.CompositionRunError as error:
             raise Rejected(error.code, None, error.message) from None
         return result.to_dict()
+
+
+def _document(pack: PackInput) -> dict[str, Any]:
+    """The pack as a mapping: the kit's parse, or the text parsed here if the kit had none."""
+    if pack.document is not None:
+        return pack.document
+    try:
+        data = reference.parse_document(pack.text, format=pack.format, source=pack.source).data
+    except reference.PackLoadError as error:
+        raise PackRejected(str(error)) from None
+    if not isinstance(data, dict):
+        raise PackRejected("the pack is not a mapping")
+    return data
 
 
 def _version() -> str:

@@ -1,35 +1,54 @@
-"""Running cases against an adapter and comparing, in the kit, what happened with what is expected.
+"""Running cases against an adapter and judging, in the kit, what happened.
 
-The adapter only ever sees packs and inputs. Each case is reported in parts (``load``,
-``validation``, one per scenario), and a part ends ``passed``, ``failed`` (the runtime did
-something else than the case expects), ``errored`` (the adapter raised), ``skipped`` (the
-adapter said ``Unsupported``) or ``timeout``.
+The adapter only ever sees packs and inputs (through :class:`~conformance._boundary.Guard`).
+Each case is reported in parts (``load``, ``validation``, one per scenario); a part yields
+checks, each tagged MUST, SHOULD or MAY (SEMANTICS section 0), and ends:
+
+- ``passed``: every check at the case's own requirement passed (weaker checks that failed are
+  *findings*, reported beside it);
+- ``failed``: a check at the case's requirement failed: the runtime did something else;
+- ``errored``: the adapter raised or broke the adapter interface (or, said so plainly, the kit
+  itself failed);
+- ``skipped``: the adapter said ``Unsupported``;
+- ``timeout``: the part ran past its time limit;
+- ``flaky``: run several times (``repeat``), it did not end the same way every time (R5).
+
+Every outcome but ``passed`` counts as not passed, and a part that did not get to judge its
+checks has every one of them counted as not passed.
 """
 
 from __future__ import annotations
 
-import contextlib
-import queue
-import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
-from conformance._adapter import Adapter, AdapterSession
-from conformance._cases import Case, DiagnosticRef, Scenario, Step, ValidationExpectation
+from conformance._adapter import Adapter
+from conformance._boundary import Guard, GuardedSession, PartTimeout, Reported
+from conformance._cases import (
+    PART_NAMES,
+    Case,
+    DiagnosticRef,
+    Scenario,
+    Step,
+    ValidationExpectation,
+)
+from conformance._checks import Check, weaker
+from conformance._contract import Requirement, code_requirement
 from conformance._errors import AdapterFault, PackRejected, Rejected, Unsupported
 from conformance._matchers import Mismatch, compare, missing
 
-Outcome = Literal["passed", "failed", "errored", "skipped", "timeout"]
-OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "errored", "skipped", "timeout")
+Outcome = Literal["passed", "failed", "errored", "skipped", "timeout", "flaky"]
+OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "errored", "skipped", "timeout", "flaky")
 _SEVERITY: dict[Outcome, int] = {
     "passed": 0,
     "skipped": 1,
     "timeout": 2,
     "errored": 3,
-    "failed": 4,
+    "flaky": 4,
+    "failed": 5,
 }
 DEFAULT_TIMEOUT = 10.0
 
@@ -53,12 +72,26 @@ OBSERVATIONS = {
 
 @dataclass(frozen=True)
 class PartResult:
-    """The result of one part of a case."""
+    """The result of one part of a case.
+
+    Attributes:
+        part: ``load``, ``validation`` or the scenario's name.
+        outcome: see the module docstring.
+        message: why the part did not pass (the first failing check at the case's requirement,
+            or what stopped the part); empty when it passed.
+        duration: seconds (the sum over repeats).
+        checks: the part's checks, judged.
+    """
 
     part: str
     outcome: Outcome
     message: str = ""
     duration: float = 0.0
+    checks: tuple[Check, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "passed"
 
 
 @dataclass(frozen=True)
@@ -70,7 +103,7 @@ class CaseResult:
 
     @property
     def outcome(self) -> Outcome:
-        """The worst part outcome: failed > errored > timeout > skipped > passed."""
+        """The worst part outcome: failed > flaky > errored > timeout > skipped > passed."""
         return max((p.outcome for p in self.parts), key=_SEVERITY.__getitem__, default="passed")
 
     @property
@@ -83,59 +116,23 @@ class CaseResult:
 
     def failures(self) -> list[PartResult]:
         """The parts that did not pass."""
-        return [p for p in self.parts if p.outcome != "passed"]
+        return [p for p in self.parts if not p.passed]
 
-    def to_dict(self) -> dict[str, Any]:
-        """The result as JSON-able data, for reports."""
-        case = self.case
-        return {
-            "id": case.id,
-            "area": case.area,
-            "level": case.level,
-            "requirement": case.requirement,
-            "file": case.source,
-            "outcome": self.outcome,
-            "duration": round(self.duration, 6),
-            "parts": [
-                {"part": p.part, "outcome": p.outcome, "message": p.message} for p in self.parts
-            ],
-        }
+    def findings(self) -> list[tuple[str, Check]]:
+        """``(part, check)`` for each failed check weaker than the case's requirement, in parts
+        that passed: what a runtime could do better without failing the case."""
+        return [(p.part, c) for p in self.parts if p.passed for c in p.checks if not c.passed]
 
 
+@dataclass
 class _Failure(Exception):
-    """A difference between what a case expects and what the runtime did."""
+    """A difference between what a scenario expects and what the runtime did."""
 
+    message: str
+    detail: dict[str, Any] = field(default_factory=dict)
 
-T = TypeVar("T")
-
-
-class _Worker:
-    """A daemon thread that runs one call at a time, so a hung adapter can be abandoned."""
-
-    def __init__(self) -> None:
-        self._tasks: queue.SimpleQueue[tuple[Callable[[], Any], list[Any], threading.Event]]
-        self._tasks = queue.SimpleQueue()
-        threading.Thread(target=self._loop, name="ppconf-case", daemon=True).start()
-
-    def _loop(self) -> None:
-        while True:
-            action, box, done = self._tasks.get()
-            try:
-                box.append((True, action()))
-            except BaseException as error:
-                box.append((False, error))
-            done.set()
-
-    def call(self, action: Callable[[], T], timeout: float) -> T:
-        box: list[Any] = []
-        done = threading.Event()
-        self._tasks.put((action, box, done))
-        if not done.wait(timeout):
-            raise TimeoutError
-        ok, value = box[0]
-        if ok:
-            return value  # type: ignore[no-any-return]
-        raise value
+    def __str__(self) -> str:
+        return self.message
 
 
 class Runner:
@@ -144,12 +141,19 @@ class Runner:
     Arguments:
         adapter: the runtime under test.
         timeout: seconds each case part may take (``None``: no limit, run in this thread).
+        repeat: run each part this many times; a part that does not end the same way every
+            time is ``flaky`` (R5).
     """
 
-    def __init__(self, adapter: Adapter, timeout: float | None = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self, adapter: Adapter, timeout: float | None = DEFAULT_TIMEOUT, repeat: int = 1
+    ) -> None:
+        if repeat < 1:
+            raise ValueError(f"repeat is a number of runs >= 1, not {repeat}")
         self.adapter = adapter
+        self.guard = Guard(adapter, timeout)
         self.timeout = timeout
-        self._worker: _Worker | None = None
+        self.repeat = repeat
 
     def run(self, case: Case) -> CaseResult:
         """Run every part of a case."""
@@ -168,184 +172,309 @@ class Runner:
         return results
 
     def run_part(self, case: Case, part: str) -> PartResult:
-        """Run one part (``load``, ``validation`` or a scenario name) of a case."""
-        if part == "load":
-            action: Callable[[], None] = lambda: _run_load(case, self.adapter)  # noqa: E731
-        elif part == "validation":
-            action = lambda: _run_validation(case, self.adapter)  # noqa: E731
-        else:
-            scenario = next(s for s in case.scenarios if s.name == part)
-            action = lambda: _run_scenario(case, scenario, self.adapter)  # noqa: E731
-        start = time.perf_counter()
-        outcome, message = self._outcome(action)
-        return PartResult(part, outcome, message, time.perf_counter() - start)
+        """Run one part (``load``, ``validation`` or a scenario name) of a case, ``repeat``
+        times."""
+        runs = [self._run_once(case, part) for _ in range(self.repeat)]
+        first = runs[0]
+        duration = sum(r.duration for r in runs)
+        different = [r for r in runs[1:] if _signature(r) != _signature(first)]
+        if not different:
+            return replace(first, duration=duration)
+        seen = ", ".join(
+            f"run {i}: {r.outcome}" + (f" ({r.message})" if r.message else "")
+            for i, r in enumerate(runs, start=1)
+        )
+        message = f"flaky: {len(runs)} runs did not end the same way ({seen})"
+        checks = tuple(c.failed_as(message) for c in first.checks)
+        return PartResult(part, "flaky", message, duration, checks)
 
-    def _outcome(self, action: Callable[[], None]) -> tuple[Outcome, str]:
+    def _run_once(self, case: Case, part: str) -> PartResult:
+        planned = planned_checks(case, part)
+        start = time.perf_counter()
+        outcome: Outcome
         try:
-            # An adapter that times its own requests out (and recovers) runs in this thread.
-            if self.timeout is None or getattr(self.adapter, "handles_timeouts", False):
-                action()
-            else:
-                if self._worker is None:
-                    self._worker = _Worker()
-                self._worker.call(action, self.timeout)
-        except _Failure as failure:
-            return "failed", str(failure)
+            checks = self.guard.within(lambda: _judge_part(case, part, self.guard))
         except Unsupported as unsupported:
-            return "skipped", f"unsupported by the runtime: {unsupported.reason}"
+            outcome, message = "skipped", f"unsupported by the runtime: {unsupported.reason}"
         except AdapterFault as fault:
-            return "errored", f"adapter fault: {fault}"
-        except TimeoutError:
-            self._worker = None  # abandon the hung thread; the next part gets a fresh one
-            return "timeout", f"no answer within {self.timeout:g} s"
-        except Exception as error:
+            outcome, message = "errored", f"adapter fault: {fault}"
+        except PartTimeout:
+            outcome, message = "timeout", f"no answer within {self.timeout:g} s"
+        except (Rejected, PackRejected) as signal:
+            outcome, message = (
+                "errored",
+                f"adapter fault: {type(signal).__name__} out of place: {signal}",
+            )
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:  # the kit's own code: say so, and where
             frame = traceback.extract_tb(error.__traceback__)[-1:]
             where = f" at {frame[0].filename}:{frame[0].lineno}" if frame else ""
-            return "errored", f"the adapter raised {type(error).__name__}: {error}{where}"
-        return "passed", ""
+            outcome = "errored"
+            message = f"kit error: {type(error).__name__}: {error}{where} (please report it)"
+        else:
+            duration = time.perf_counter() - start
+            failing = next(
+                (c for c in checks if not c.passed and c.requirement == case.requirement), None
+            )
+            if failing is None:
+                return PartResult(part, "passed", "", duration, checks)
+            return PartResult(part, "failed", failing.message, duration, checks)
+        duration = time.perf_counter() - start
+        return PartResult(
+            part, outcome, message, duration, tuple(c.failed_as(message) for c in planned)
+        )
+
+
+def _signature(result: PartResult) -> tuple[Any, ...]:
+    return result.outcome, tuple((c.id, c.passed) for c in result.checks)
+
+
+def _judge_part(case: Case, part: str, guard: Guard) -> tuple[Check, ...]:
+    if part == "load":
+        return (_run_load(case, guard),)
+    if part == "validation":
+        assert case.validation is not None
+        return tuple(judge_validation(case.validation, guard.validate(case.pack), case.requirement))
+    scenario = next(s for s in case.scenarios if s.name == part)
+    try:
+        _run_scenario(case, scenario, guard)
+    except _Failure as failure:
+        return (Check("scenario", case.requirement, False, failure.message, failure.detail),)
+    return (Check("scenario", case.requirement, True),)
+
+
+def planned_checks(case: Case, part: str) -> tuple[Check, ...]:
+    """The checks a part yields, whatever the runtime does (all marked not passed)."""
+    if part == "load":
+        return (Check("load", case.requirement, False),)
+    if part == "validation" and case.validation is not None:
+        return tuple(judge_validation(case.validation, None, case.requirement))
+    return (Check("scenario", case.requirement, False),)
 
 
 # -- load -------------------------------------------------------------------------------------
 
 
-def _run_load(case: Case, adapter: Adapter) -> None:
+def _run_load(case: Case, guard: Guard) -> Check:
+    where = case.where("/load")
     try:
-        adapter.load(case.pack)
+        guard.load(case.pack)
     except PackRejected as rejection:
         if case.load:
-            raise _Failure(
-                f"{case.where('/load')}: the runtime refused a pack it must load: "
-                f"{rejection.reason}"
-            ) from None
-        return
+            return Check(
+                "load",
+                case.requirement,
+                False,
+                f"{where}: the runtime refused a pack it must load: {rejection.reason}",
+            )
+        return Check("load", case.requirement, True)
     if case.load is False:
-        raise _Failure(f"{case.where('/load')}: the runtime loaded a pack it must refuse")
+        return Check(
+            "load", case.requirement, False, f"{where}: the runtime loaded a pack it must refuse"
+        )
+    return Check("load", case.requirement, True)
 
 
-# -- validation -------------------------------------------------------------------------------
+# -- validation (SEMANTICS R2, R3) ------------------------------------------------------------
 
 
-def _run_validation(case: Case, adapter: Adapter) -> None:
-    expected = case.validation
-    assert expected is not None
-    reported = [_diagnostic(d) for d in adapter.validate(case.pack)]
-    problems = validation_problems(expected, reported)
-    if problems:
-        shown = ", ".join(f"{c}@{p}" if p is not None else c for s, c, p in reported) or "none"
-        raise _Failure(
-            f"{case.where('/validation')}: " + "; ".join(problems) + f" (reported: {shown})"
+def judge_validation(
+    expected: ValidationExpectation, reported: list[Reported] | None, requirement: Requirement
+) -> list[Check]:
+    """The checks of a validation part (R2, R3), judged on the reported diagnostics.
+
+    - ``valid``: no error on a valid pack, an error on an invalid one, at the case's
+      requirement; extra errors on an invalid pack are fine;
+    - ``error CODE``: each expected error code is reported somewhere (SHOULD);
+    - ``warning CODE``: each expected warning is reported (SHOULD for the RFC-named warnings,
+      MAY for the kit's lints), ``absent CODE``: not reported, ``exact CODE``: as many as listed;
+    - ``... at PATH``: at the expected JSON pointer (MAY).
+
+    With ``reported`` ``None``, the checks are only planned: all of them not passed.
+    """
+    got = reported or []
+    errors = [(c, p) for s, c, p in got if s == "error"]
+    shown = ", ".join(f"{s} {c}" + (f" at {p}" if p is not None else "") for s, c, p in got)
+    found = f" (reported: {shown or 'nothing'})"
+    judged = reported is not None
+    checks: list[Check] = []
+
+    def add(check_id: str, level: Requirement, ok: bool, message: str) -> None:
+        passed = judged and ok
+        checks.append(
+            Check(check_id, weaker(requirement, level), passed, "" if passed else message)
         )
 
+    if expected.valid:
+        add(
+            "valid",
+            requirement,
+            not errors,
+            "expected the pack valid, but errors were reported" + found,
+        )
+    else:
+        add(
+            "valid",
+            requirement,
+            bool(errors),
+            "expected the pack invalid, but no error was reported" + found,
+        )
 
-def _diagnostic(raw: Mapping[str, Any]) -> tuple[str, str, str | None]:
-    return (str(raw.get("severity", "error")), str(raw["code"]), raw.get("path"))
-
-
-def validation_problems(
-    expected: ValidationExpectation, reported: list[tuple[str, str, str | None]]
-) -> list[str]:
-    """Every way the reported ``(severity, code, path)`` diagnostics miss the expectation."""
-    problems = []
-    errors = [(c, p) for s, c, p in reported if s == "error"]
-    warnings = [(c, p) for s, c, p in reported if s == "warning"]
-    valid = not errors
-    if valid != expected.valid:
-        problems.append(f"expected the pack {'valid' if expected.valid else 'invalid'}")
-    unmatched = list(errors)
-    for want in expected.errors:
-        index = _find(want, unmatched)
-        if index is None:
-            problems.append(f"missing error {want}")
-        else:
-            unmatched.pop(index)
-    if expected.errors or expected.valid:
-        problems.extend(f"unexpected error {DiagnosticRef((c,), p)}" for c, p in unmatched)
-    for want in expected.warnings:
-        if _find(want, warnings) is None:
-            problems.append(f"missing warning {want}")
+    for kind, refs in (("error", expected.errors), ("warning", expected.warnings)):
+        # A warning reported as an error still names the code; `valid` judges the severity.
+        pool = errors if kind == "error" else [(c, p) for _, c, p in got]
+        seen: set[tuple[str, ...]] = set()
+        for ref in refs:
+            if ref.codes not in seen:
+                seen.add(ref.codes)
+                add(
+                    f"{kind} {ref.code}",
+                    _weakest(ref.codes),
+                    any(c in ref.codes for c, _ in pool),
+                    f"expected {kind} {ref.code}, not reported" + found,
+                )
+            if ref.path is not None:
+                add(
+                    f"{kind} {ref.code} at {ref.path or '/'}",
+                    "MAY",
+                    _at(ref, pool),
+                    f"expected {kind} {ref.code} at {ref.path or '/'}" + found,
+                )
     for code in expected.absent:
-        if any(c == code for _, c, _ in reported):
-            problems.append(f"{code} reported but must not be")
+        add(
+            f"absent {code}",
+            code_requirement(code),
+            not any(c == code for _, c, _ in got),
+            f"{code} was reported but must not be" + found,
+        )
     for code in expected.exact:
-        # One-to-one: each listed warning takes one reported warning of the code.
-        unpaired = [(c, p) for s, c, p in reported if c == code and s == "warning"]
-        for want in (d for d in expected.warnings if code in d.codes):
-            index = _find(want, unpaired)
-            if index is not None:
-                unpaired.pop(index)
-            elif _find(want, warnings) is not None:  # else already reported missing above
-                problems.append(f"missing warning {want} (listed {code} warnings are exact)")
-        problems.extend(f"unexpected warning {DiagnosticRef((c,), p)}" for c, p in unpaired)
-    return problems
+        listed = sum(1 for ref in expected.warnings + expected.errors if code in ref.codes)
+        count = sum(1 for _, c, _ in got if c == code)
+        add(
+            f"exact {code}",
+            code_requirement(code),
+            count == listed,
+            f"expected exactly {listed} {code}, got {count}" + found,
+        )
+    return checks
 
 
-def _find(want: DiagnosticRef, found: list[tuple[str, str | None]]) -> int | None:
-    for index, (code, path) in enumerate(found):
-        if code in want.codes and (want.path is None or path == want.path):
-            return index
-    return None
+def _weakest(codes: tuple[str, ...]) -> Requirement:
+    """Any of several codes will do: the check weighs what the weakest of them weighs."""
+    return "MAY" if any(code_requirement(code) == "MAY" for code in codes) else "SHOULD"
+
+
+def _at(ref: DiagnosticRef, pool: list[tuple[str, str | None]]) -> bool:
+    return any(c in ref.codes and p == ref.path for c, p in pool)
 
 
 # -- scenarios --------------------------------------------------------------------------------
 
 
-def _run_scenario(case: Case, scenario: Scenario, adapter: Adapter) -> None:
-    where = f"{case.where(scenario.pointer)}: scenario {scenario.name!r}"
-    session: AdapterSession | None = None
-    if scenario.start_rejection is not None or any(s.needs_session for s in scenario.steps):
-        session = _start(case, scenario, adapter, where)
+class _Script:
+    """One scenario as it runs: where it is, and the path taken so far."""
+
+    def __init__(self, case: Case, scenario: Scenario) -> None:
+        self.case = case
+        self.scenario = scenario
+        self.taken: list[dict[str, Any]] = []
+        self.start_state: str | None = None
+
+    def fail(
+        self, message: str, step: int | None = None, mismatch: Mismatch | None = None
+    ) -> _Failure:
+        case, scenario = self.case, self.scenario
+        detail: dict[str, Any] = {"path": list(self.taken)}
+        if self.start_state is not None:
+            detail["start"] = self.start_state
+        if step is not None:
+            steps = scenario.steps
+            pointer = steps[step - 1].pointer if step <= len(steps) else scenario.pointer + "/final"
+            detail["step"] = step
+            detail["step_text"] = steps[step - 1].describe() if step <= len(steps) else "final"
+        else:
+            pointer = scenario.pointer
+        where = case.where(pointer)
+        line = _line(case, pointer)
+        if line is not None:
+            detail["line"] = line
+        if mismatch is not None:
+            detail["field"] = mismatch.path
+            detail["expected"] = mismatch.expected
+            detail["actual"] = None if mismatch.actual is missing() else mismatch.actual
+        label = f"scenario {scenario.name!r}"
+        if step is not None and step <= len(scenario.steps):
+            label += f", step {step} ({scenario.steps[step - 1].describe()})"
+        return _Failure(f"{where}: {label}: {message}", detail)
+
+
+def _line(case: Case, pointer: str) -> int | None:
+    if case.document is None:
+        return None
+    return case.document.locate(pointer).line
+
+
+def _run_scenario(case: Case, scenario: Scenario, guard: Guard) -> None:
+    script = _Script(case, scenario)
+    session: GuardedSession | None = None
+    if scenario.needs_session:
+        session = _start(script, guard)
         if session is None:
             return  # refused to start, as the case expects
     try:
         for number, step in enumerate(scenario.steps, start=1):
-            session = _run_step(case, step, session, adapter, f"{where}, step {number}")
+            session = _run_step(script, number, step, session, guard)
         if scenario.final is not None:
-            if session is None:
-                session = _start(case, scenario, adapter, where)
             assert session is not None
             mismatch = _compare_observations(scenario.final, session.state())
             if mismatch:
-                raise _Failure(f"{case.where(scenario.pointer + '/final')}: final: {mismatch}")
+                raise script.fail(f"final: {mismatch}", len(scenario.steps) + 1, mismatch)
     finally:
-        close = getattr(session, "close", None)  # optional: let the runtime free the session
-        if close is not None:
-            with contextlib.suppress(Exception):  # never hide the scenario's own outcome
-                close()
+        if session is not None:
+            session.close()
 
 
-def _start(case: Case, scenario: Scenario, adapter: Adapter, where: str) -> AdapterSession | None:
+def _start(script: _Script, guard: Guard) -> GuardedSession | None:
     """Start the scenario's session; ``None`` when it is refused as the case expects."""
+    scenario = script.scenario
+    wanted = scenario.start_rejection
+    how = (
+        f"at state {scenario.start_state!r}"
+        if scenario.start_state is not None
+        else f"as agent {scenario.start_agent!r}"
+        if scenario.start_agent is not None
+        else "at the entry"
+    )
+    script.start_state = scenario.start_state
     try:
-        session = adapter.start(case.pack)
+        session = guard.start(
+            script.case.pack, state=scenario.start_state, agent=scenario.start_agent
+        )
     except Rejected as rejection:
-        if scenario.start_rejection == rejection.code:
+        if wanted == rejection.code:
             return None
-        expected = (
-            f"expected a refusal with {scenario.start_rejection}"
-            if scenario.start_rejection
-            else "expected it to start"
-        )
-        raise _Failure(
-            f"{where}: the session refused to start with {rejection.code}, {expected}"
+        expected = f"expected a refusal with {wanted}" if wanted else "expected it to start"
+        raise script.fail(
+            f"the session refused to start {how} with {_describe(rejection)}, {expected}"
         ) from None
-    if scenario.start_rejection is not None:
-        raise _Failure(
-            f"{where}: the session started, expected a refusal with {scenario.start_rejection}"
-        )
+    if wanted is not None:
+        session.close()
+        raise script.fail(f"the session started {how}, expected a refusal with {wanted}")
     return session
 
 
 def _run_step(
-    case: Case, step: Step, session: AdapterSession | None, adapter: Adapter, where: str
-) -> AdapterSession | None:
-    where = f"{case.where(step.pointer)}: {where.split(': ', 1)[1]} ({step.describe()})"
+    script: _Script, number: int, step: Step, session: GuardedSession | None, guard: Guard
+) -> GuardedSession | None:
+    case = script.case
     args = step.arguments
     transition: Mapping[str, Any] | None = None
     composition: Mapping[str, Any] | None = None
     rejection: Rejected | None = None
     try:
         if step.kind == "run_composition":
-            composition = _optional(adapter, "run_composition")(
+            composition = guard.run_composition(
                 case.pack, args["name"], args["input"], args["mocks"]
             )
         else:
@@ -359,51 +488,52 @@ def _run_step(
             elif step.kind == "advance_clock":
                 session.advance_clock(args["seconds"])
             elif step.kind == "run_state":
-                composition = _optional(session, "run_state")(args["input"], args["mocks"])
+                composition = session.run_state(args["input"], args["mocks"])
+            elif step.kind == "agent_text":
+                session.agent_text(args["text"])
+            elif step.kind == "user_turn":
+                session.user_turn()
             else:
-                session = adapter.restore(case.pack, session.snapshot())
+                restored = guard.restore(case.pack, session.snapshot())
+                session.close()
+                session = restored
     except Rejected as refused:
         rejection = refused
+    if transition is not None:
+        script.taken.append(
+            {k: transition.get(k) for k in ("from", "to", "event") if k in transition}
+        )
     expect = step.expect or {}
     wanted = expect.get("rejection")
     if rejection is not None:
         if wanted is None:
-            raise _Failure(f"{where}: rejected with {_describe(rejection)}, expected acceptance")
+            raise script.fail(f"rejected with {_describe(rejection)}, expected acceptance", number)
         code, limit = (
             (wanted, None) if isinstance(wanted, str) else (wanted["code"], wanted.get("limit"))
         )
         if rejection.code != code or (limit is not None and rejection.limit != limit):
             expected = code + (f" ({limit})" if limit else "")
-            raise _Failure(f"{where}: expected rejection {expected}, got {_describe(rejection)}")
+            raise script.fail(f"expected rejection {expected}, got {_describe(rejection)}", number)
     elif wanted is not None:
         shown = f" ({transition.get('from')} -> {transition.get('to')})" if transition else ""
-        raise _Failure(f"{where}: accepted{shown}, expected rejection {_describe_wanted(wanted)}")
+        raise script.fail(f"accepted{shown}, expected rejection {_describe_wanted(wanted)}", number)
     if "transition" in expect:
         observed = {"redirected": False, **(transition or {})}
         mismatch = compare({"$subset": expect["transition"]}, observed, "transition")
         if mismatch:
-            raise _Failure(f"{where}: {mismatch}")
+            raise script.fail(str(mismatch), number, mismatch)
     if "composition" in expect:
         mismatch = compare(expect["composition"], composition or missing(), "composition")
         if mismatch:
-            raise _Failure(f"{where}: {mismatch}")
+            raise script.fail(str(mismatch), number, mismatch)
     if any(key in expect for key in OBSERVATIONS):
         if session is None:
-            raise _Failure(f"{where}: the case checks session data, but no session runs")
-        observed_state = session.state()
+            raise script.fail("the case checks session data, but no session runs", number)
         wanted_state = {k: v for k, v in expect.items() if k in OBSERVATIONS}
-        mismatch = _compare_observations(wanted_state, observed_state)
+        mismatch = _compare_observations(wanted_state, session.state())
         if mismatch:
-            raise _Failure(f"{where}: {mismatch}")
+            raise script.fail(str(mismatch), number, mismatch)
     return session
-
-
-def _optional(target: object, method: str) -> Callable[..., Mapping[str, Any]]:
-    """An optional adapter method (compositions); a runtime without it skips the part."""
-    function = getattr(target, method, None)
-    if function is None:
-        raise Unsupported(f"the adapter has no {method}() (compositions)")
-    return function  # type: ignore[no-any-return]
 
 
 def _compare_observations(expected: Mapping[str, Any], state: Mapping[str, Any]) -> Mismatch | None:
@@ -423,3 +553,6 @@ def _describe_wanted(wanted: Any) -> str:
     if isinstance(wanted, str):
         return wanted
     return str(wanted["code"]) + (f" ({wanted['limit']})" if wanted.get("limit") else "")
+
+
+__all__ = ["PART_NAMES", "CaseResult", "Outcome", "PartResult", "Runner", "judge_validation"]

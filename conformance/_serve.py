@@ -12,8 +12,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
-from conformance._adapter import Adapter, AdapterSession
-from conformance._cases import PackInput
+from conformance._adapter import Adapter, AdapterSession, PackInput
 from conformance._errors import PackRejected, Rejected, Unsupported
 from conformance._protocol import PACK_REJECTED, PROTOCOL_VERSION, ProtocolError, decode, encode
 

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from conformance._adapter import Adapter
-from conformance._cases import PackInput
-from conformance._errors import PackRejected, Rejected, Unsupported
+from conformance._adapter import Adapter, PackInput
+from conformance._boundary import Guard, PartTimeout
+from conformance._errors import AdapterError, PackRejected, Rejected, Unsupported
 
 Verdict = Literal["passes", "disagrees", "breaks"]
 
@@ -53,12 +53,12 @@ class SmokeResult:
     detail: str = ""
 
 
-def _capabilities(adapter: Adapter) -> str | None:
+def _capabilities(adapter: Guard) -> str | None:
     name = adapter.capabilities().name
     return None if isinstance(name, str) and name else "capabilities() has no runtime name"
 
 
-def _load(adapter: Adapter) -> str | None:
+def _load(adapter: Guard) -> str | None:
     try:
         adapter.load(_pack(_BASE))
     except PackRejected as rejection:
@@ -66,19 +66,25 @@ def _load(adapter: Adapter) -> str | None:
     return None
 
 
-def _validate(adapter: Adapter) -> str | None:
-    diagnostics = list(adapter.validate(_pack(_BASE)))
-    errors = [d for d in diagnostics if d.get("severity", "error") == "error"]
+def _validate(adapter: Guard) -> str | None:
+    errors = [
+        (code, path)
+        for severity, code, path in adapter.validate(_pack(_BASE))
+        if severity == "error"
+    ]
     return f"a minimal valid pack has errors: {errors[:2]}" if errors else None
 
 
-def _start(adapter: Adapter) -> str | None:
-    state = adapter.start(_pack(_TWO_STATES)).state()
-    current = state.get("current_state")
+def _start(adapter: Guard) -> str | None:
+    session = adapter.start(_pack(_TWO_STATES))
+    try:
+        current = session.state().get("current_state")
+    finally:
+        session.close()
     return None if current == "a" else f"the session starts in {current!r}, not the entry 'a'"
 
 
-def _event(adapter: Adapter) -> str | None:
+def _event(adapter: Guard) -> str | None:
     session = adapter.start(_pack(_TWO_STATES))
     try:
         transition = session.send("Go", "host")
@@ -88,7 +94,7 @@ def _event(adapter: Adapter) -> str | None:
     return None if target == "b" else f"Go moved to {target!r}, not 'b'"
 
 
-CHECKS: tuple[tuple[str, Callable[[Adapter], str | None]], ...] = (
+CHECKS: tuple[tuple[str, Callable[[Guard], str | None]], ...] = (
     ("describes itself (capabilities / hello)", _capabilities),
     ("loads a minimal pack", _load),
     ("validates a minimal pack", _validate),
@@ -97,16 +103,23 @@ CHECKS: tuple[tuple[str, Callable[[Adapter], str | None]], ...] = (
 )
 
 
-def smoke(adapter: Adapter) -> list[SmokeResult]:
-    """Run every check; never raises for what the adapter does."""
+def smoke(adapter: Adapter, timeout: float | None = None) -> list[SmokeResult]:
+    """Run every check, each within ``timeout`` seconds; never raises for what the adapter
+    does."""
+    guard = Guard(adapter, timeout)
     results = []
     for name, check in CHECKS:
         try:
-            problem = check(adapter)
+            problem = guard.within(lambda check=check: check(guard))  # type: ignore[misc]
         except Unsupported as unsupported:
             results.append(SmokeResult(name, "disagrees", f"unsupported: {unsupported.reason}"))
             continue
-        except Exception as error:
+        except PartTimeout:
+            results.append(SmokeResult(name, "breaks", f"no answer within {timeout:g} s"))
+            continue
+        except KeyboardInterrupt:
+            raise
+        except (Exception, AdapterError) as error:
             results.append(SmokeResult(name, "breaks", f"{type(error).__name__}: {error}"))
             continue
         results.append(

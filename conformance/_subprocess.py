@@ -21,8 +21,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, NoReturn
 
-from conformance._adapter import Capabilities
-from conformance._cases import PackInput
+from conformance._adapter import Capabilities, PackInput
 from conformance._errors import AdapterError, AdapterFault, PackRejected, Rejected, Unsupported
 from conformance._protocol import (
     FAULT_CODES,

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-import conformance._cli_cases
-import conformance._cli_run
+import conformance._cli.cases
+import conformance._cli.run
 import conformance._plugin
 from conformance import Catalog, load_catalog
 
@@ -74,7 +74,7 @@ def make_case_text(
         requirement: {requirement}
         spec:
           - {{source: SEMANTICS, section: "kit tests"}}
-        spec_versions: ["1.5"]
+        spec_versions: [">=1.5"]
         rules: [X4]
         """
     )
@@ -127,7 +127,7 @@ def cached_catalog(monkeypatch: pytest.MonkeyPatch, catalog: Catalog) -> Catalog
     Loading 200 case files takes most of a second; many runs here only vary the adapter.
     Any other ``--catalog`` still goes through the real loader.
     """
-    for module in (conformance._cli_run, conformance._cli_cases, conformance._plugin):
+    for module in (conformance._cli.run, conformance._cli.cases, conformance._plugin):
         real = module.load_catalog
 
         def cached(root: object = None, _real: Callable[..., Catalog] = real) -> Catalog:

@@ -6,11 +6,12 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conformance import CaseError, Catalog, load_case, load_catalog
-from conformance._cases import case_files
+from conformance._cases import Selection, case_files
 
 WriteCatalog = Callable[[Mapping[str, str]], Path]
 CaseText = Callable[..., str]
@@ -70,7 +71,7 @@ def test_a_case_loads_into_the_model(write_catalog: WriteCatalog, case_text: Cas
     )
     assert case.source == "workflow/a.yaml"
     assert case.spec == ({"source": "SEMANTICS", "section": "kit tests"},)
-    assert case.spec_versions == ("1.5",)
+    assert case.spec_versions == (">=1.5",)
     assert case.rules == ("X4",)
     assert case.load is True
     assert case.parts == ["load", "validation", "submit", "refused"]
@@ -294,7 +295,8 @@ def test_a_case_needs_a_pack(tmp_path: Path, case_text: CaseText) -> None:
         ("level: 2", "level: 4", "/level", "4 is greater than the maximum of 3"),
         ("requirement: MUST", "requirement: must", "/requirement", '"must"'),
         ("rules: [X4]", "rules: X4", "/rules", '"X4" is not of type "array"'),
-        ('spec_versions: ["1.5"]', "spec_versions: [1.5]", "/spec_versions/0", "1.5"),
+        ('spec_versions: [">=1.5"]', "spec_versions: [1.5]", "/spec_versions/0", "1.5"),
+        ('spec_versions: [">=1.5"]', 'spec_versions: ["1.5+"]', "/spec_versions/0", "1.5+"),
         ("area: workflow", "area: workflows", "/area", '"workflows"'),
         (
             "          transition:",
@@ -475,17 +477,66 @@ def test_a_catalog_is_sorted_by_id(small_catalog: Catalog) -> None:
     ("filters", "ids"),
     [
         ({}, ["loops.exec.c", "workflow.exec.b", "workflow.load.a"]),
-        ({"areas": ["workflow"]}, ["workflow.exec.b", "workflow.load.a"]),
-        ({"levels": [0, 1]}, ["loops.exec.c", "workflow.load.a"]),
-        ({"requirements": ["SHOULD"]}, ["loops.exec.c"]),
-        ({"ids": ["*.exec.*"]}, ["loops.exec.c", "workflow.exec.b"]),
-        ({"ids": ["workflow.load.a", "loops.*"]}, ["loops.exec.c", "workflow.load.a"]),
-        ({"areas": ["workflow"], "levels": [2]}, ["workflow.exec.b"]),
-        ({"areas": ["compositions"]}, []),
+        ({"areas": ("workflow",)}, ["workflow.exec.b", "workflow.load.a"]),
+        ({"levels": (0, 1)}, ["loops.exec.c", "workflow.load.a"]),
+        ({"requirements": ("SHOULD",)}, ["loops.exec.c"]),
+        ({"ids": ("*.exec.*",)}, ["loops.exec.c", "workflow.exec.b"]),
+        ({"ids": ("workflow.load.a", "loops.*")}, ["loops.exec.c", "workflow.load.a"]),
+        ({"areas": ("workflow",), "levels": (2,)}, ["workflow.exec.b"]),
+        ({"areas": ("compositions",)}, []),
+        ({"spec_version": "1.4"}, []),
     ],
 )
-def test_select_filters(small_catalog: Catalog, filters: dict[str, list], ids: list[str]) -> None:  # type: ignore[type-arg]
-    assert [c.id for c in small_catalog.select(**filters)] == ids
+def test_select_filters(small_catalog: Catalog, filters: dict[str, Any], ids: list[str]) -> None:
+    selection = Selection(**filters)
+    assert [c.id for c in small_catalog.select(selection)] == ids
+    assert selection.partial == any(key != "spec_version" for key in filters)
+
+
+def test_spec_versions_decide_which_runs_take_a_case(
+    write_catalog: WriteCatalog, case_text: CaseText
+) -> None:
+    def case(case_id: str, versions: str) -> str:
+        return case_text(case_id).replace('spec_versions: [">=1.5"]', f"spec_versions: {versions}")
+
+    root = write_catalog(
+        {
+            "workflow/a.yaml": case("workflow.v.since-1-3", '[">=1.3"]'),
+            "workflow/b.yaml": case("workflow.v.only-1-5", '["1.5"]'),
+            "workflow/c.yaml": case("workflow.v.until-1-8", '[">=1.4.1 <1.8"]'),
+        }
+    )
+    catalog = load_catalog(root)
+
+    def ids(version: str) -> list[str]:
+        return [c.id for c in catalog.select(Selection(spec_version=version))]
+
+    assert ids("1.3") == ["workflow.v.since-1-3"]
+    assert ids("1.4") == ["workflow.v.since-1-3"]
+    assert ids("1.4.1") == ["workflow.v.since-1-3", "workflow.v.until-1-8"]
+    assert ids("1.5") == ["workflow.v.only-1-5", "workflow.v.since-1-3", "workflow.v.until-1-8"]
+    assert ids("1.5.2") == ids("1.5")
+    assert ids("1.8") == ["workflow.v.since-1-3"]
+
+
+def test_scenario_names_are_unique_and_not_part_names(tmp_path: Path, case_text: CaseText) -> None:
+    twice = """\
+scenarios:
+  - name: go
+    steps: [{event: Submit}]
+  - name: go
+    steps: [{event: Submit}]
+"""
+    path = tmp_path / "twice.yaml"
+    path.write_text(case_text(body=twice), "utf-8")
+    with pytest.raises(
+        CaseError, match=r"twice.yaml:\d+:\d+ at /scenarios/1/name: scenario name 'go'"
+    ):
+        load_case(path)
+    for reserved in ("load", "validation"):
+        path.write_text(case_text(body=twice.replace("go", reserved, 1)), "utf-8")
+        with pytest.raises(CaseError, match="/scenarios/0/name"):
+            load_case(path)
 
 
 def test_the_built_in_catalog_loads(catalog: Catalog) -> None:

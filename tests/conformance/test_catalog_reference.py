@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conformance._cases import load_catalog
-from conformance._checks import check_catalog, coverage_problems
+from conformance._catalog_check import check_catalog, coverage_problems
 from conformance._contract import (
     COMPOSITION_ERROR_CODES,
     COMPOSITION_RULES,

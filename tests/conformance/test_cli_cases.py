@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance import Catalog
-from conformance._checks import coverage_problems
+from conformance._catalog_check import coverage_problems
 from conformance._cli import main
 from conformance._contract import RULES
 from conformance._resources import catalog_root

@@ -1,288 +1,196 @@
-"""Reports of a run: the level table, JSON Lines (streamed), JUnit XML and Markdown."""
+"""Views of a run, rendered from its records: JSON Lines (streamed, read back), text, Markdown
+and JUnit XML. Every view renders every record kind, and a truncated report still renders."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 from xml.etree import ElementTree
 
 import pytest
 
-from conformance import (
-    Capabilities,
-    Case,
-    CaseResult,
-    PartResult,
-    compute_levels,
-    load_case,
-    verdicts,
-)
-from conformance._levels import describe_level
-from conformance._reports import (
-    LEVEL_HEADERS,
-    REPORT_FORMAT,
-    JsonLinesReport,
-    level_rows,
-    levels_data,
-    render_levels,
-    summary_counts,
-    write_junit,
-    write_markdown,
-)
+from conformance import Capabilities, Case, Catalog, Check, PartResult, load_case, load_catalog
+from conformance._cases import Selection
+from conformance._expected_failures import ExpectedFailure
+from conformance._records import REPORT_FORMAT, PartRecord, Report, RunHeader, case_verdicts
+from conformance._report.jsonl import JsonLinesWriter, ReportError, read_report
+from conformance._report.junit import render_junit
+from conformance._report.markdown import render_markdown
+from conformance._report.text import render_levels, render_text
 
 CAPABILITIES = Capabilities("toy-runtime", "1.2", "go", claims={"workflow": 2})
 
 
-@pytest.fixture
-def results(tmp_path: Path, case_text: Callable[..., str]) -> list[CaseResult]:
-    """Five cases, one per outcome (workflow Levels 0-2 and a loops case)."""
-    root = tmp_path / "catalog"
+def must(check_id: str, passed: bool, message: str = "") -> Check:
+    return Check(check_id, "MUST", passed, message)
 
-    def case(case_id: str, level: int, requirement: str = "MUST") -> Case:
+
+@pytest.fixture
+def catalog(tmp_path: Path, case_text: Callable[..., str]) -> Catalog:
+    """Six cases: workflow Levels 0-2, two loops cases and one SHOULD case."""
+    root = tmp_path / "catalog"
+    for case_id, level, requirement in (
+        ("workflow.t.ok", 0, "MUST"),
+        ("workflow.t.bad", 1, "MUST"),
+        ("workflow.t.crash", 2, "MUST"),
+        ("loops.t.slow", 2, "MUST"),
+        ("loops.t.skip", 1, "SHOULD"),
+        ("loops.t.flaky", 1, "MUST"),
+    ):
         area, name = case_id.split(".", maxsplit=1)[0], case_id.rsplit(".", maxsplit=1)[-1]
         path = root / area / f"{name}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(case_text(case_id, level=level, requirement=requirement), "utf-8")
-        return load_case(path, root)
+    return load_catalog(root)
 
-    def parts(*outcomes: tuple[str, str, str]) -> tuple[PartResult, ...]:
-        return tuple(PartResult(p, o, m, 0.5) for p, o, m in outcomes)  # type: ignore[arg-type]
 
-    return [
-        CaseResult(case("workflow.t.ok", 0), parts(("load", "passed", ""))),
-        CaseResult(
-            case("workflow.t.bad", 1),
-            parts(("validation", "passed", ""), ("go", "failed", 'a.yaml:3: expected "x" <&>')),
+@pytest.fixture
+def report(catalog: Catalog) -> Report:
+    """A run with one part of every outcome, a finding, and an expected failure."""
+    case = {c.id: c for c in catalog.cases}
+    finding = Check("error code entry-unknown", "SHOULD", False, "expected error entry-unknown")
+    results = [
+        (case["workflow.t.ok"], PartResult("submit", "passed", "", 0.1, (must("s", True), finding))),
+        (
+            case["workflow.t.bad"],
+            PartResult("submit", "failed", 'a.yaml:3: expected "x" <&>', 0.2, (must("s", False),)),
         ),
-        CaseResult(case("workflow.t.crash", 2), parts(("go", "errored", "the adapter raised"))),
-        CaseResult(case("loops.t.slow", 2), parts(("go", "timeout", "no answer within 1 s"))),
-        CaseResult(case("loops.t.skip", 1, "SHOULD"), parts(("go", "skipped", "unsupported"))),
+        (case["workflow.t.crash"], PartResult("submit", "errored", "the adapter raised", 0.1)),
+        (case["loops.t.slow"], PartResult("submit", "timeout", "no answer within 1 s", 1.0)),
+        (case["loops.t.skip"], PartResult("submit", "skipped", "unsupported", 0.0)),
+        (case["loops.t.flaky"], PartResult("submit", "flaky", "flaky: run 1 passed", 0.3)),
     ]
-
-
-def test_summary_counts(results: list[CaseResult]) -> None:
-    assert summary_counts(results) == {
-        "passed": 1,
-        "failed": 1,
-        "errored": 1,
-        "skipped": 1,
-        "timeout": 1,
-    }
-    assert summary_counts([]) == dict.fromkeys(
-        ("passed", "failed", "errored", "skipped", "timeout"), 0
+    header = RunHeader.of(
+        "fakes:Toy",
+        CAPABILITIES,
+        catalog,
+        Selection(),
+        expected_failures={"loops.t.slow": ExpectedFailure("our clock is real")},
     )
+    return Report(header, tuple(PartRecord.of(c, p) for c, p in results))
 
 
-def test_the_level_table(results: list[CaseResult]) -> None:
-    levels = compute_levels(verdicts(results))
-    lines = render_levels(levels, CAPABILITIES).splitlines()
-    assert [c.strip() for c in lines[0].split("|")] == LEVEL_HEADERS
-    assert set(lines[1]) <= {"-", "+"}
-    assert [line.split("|")[0].strip() for line in lines[2:5]] == [
-        "workflow",
-        "loops",
-        "compositions",
-    ]
-    assert len({line.index("|") for line in (lines[0], *lines[2:5])}) == 1  # aligned
-    assert "headline level: 0" in lines
-    assert "workflow: Level 1 needs 1 more MUST case(s) to pass" in lines
-    assert not any(line.startswith("compositions:") for line in lines)
+def test_jsonl_round_trip(report: Report, tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    writer = JsonLinesWriter(path, report.header)
+    for record in report.records:
+        writer.add(record)
+    writer.finish(report)
+    writer.close()
+    lines = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    assert [line["type"] for line in lines] == ["run"] + ["part"] * 6 + ["summary"]
+    assert lines[0]["format"] == REPORT_FORMAT
+    assert lines[0]["spec_version"] == "1.9"
+    assert lines[-1]["verdict"]["passed"] is False
+    again = read_report(path)
+    assert again.complete
+    assert again.records == report.records
+    assert render_markdown(again) == render_markdown(report)
+    assert render_text(again) == render_text(report)
 
 
-def test_level_rows_show_levels_counts_and_claims(results: list[CaseResult]) -> None:
-    levels = compute_levels(verdicts(results))
-    rows = {row[0]: row for row in level_rows(levels, CAPABILITIES.claims)}
-    assert rows["workflow"] == ["workflow", "0", "2", "1/3", "0/0", "0/0", "2"]
-    # loops: its only MUST case (Level 2) timed out, nothing of Level 0-1 was run.
-    assert rows["loops"][0:4] == ["loops", describe(levels, "loops"), "2", "0/1"]
-    assert rows["loops"][4:] == ["0/1 (0%)", "0/0", "-"]
-    assert rows["compositions"] == ["compositions", "not assessed", "3", "0/0", "0/0", "0/0", "-"]
-
-
-def describe(levels: Any, area: str) -> str:
-    return describe_level(levels.area(area).level)
-
-
-def test_below_zero_is_explained_under_the_table(results: list[CaseResult]) -> None:
-    bad = [r for r in results if r.case.id != "workflow.t.ok"]
-    ok = results[0]
-    failing_l0 = CaseResult(ok.case, (PartResult("load", "failed", "refused"),))
-    text = render_levels(compute_levels(verdicts([failing_l0, *bad])), CAPABILITIES)
-    assert "headline level: below 0" in text.splitlines()
-    assert (
-        "workflow: the runtime fails Level 0 cases (packs carrying workflow fields must still "
-        "load): workflow.t.ok"
-    ) in text.splitlines()
-
-
-def test_levels_data(results: list[CaseResult]) -> None:
-    data = levels_data(compute_levels(verdicts(results)))
-    assert data["headline"] == 0
-    workflow = data["areas"][0]
-    assert workflow == {
-        "area": "workflow",
-        "level": 0,
-        "top": 2,
-        "blocking": ["workflow.t.bad"],
-        "reason": "Level 1 needs 1 more MUST case(s) to pass",
-        "must": [1, 3],
-        "should": [0, 0],
-        "may": [0, 0],
-    }
-    json.dumps(data)
-
-
-# -- JSON Lines ---------------------------------------------------------------------------------
-
-
-def read_lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
-
-
-def test_json_lines_are_written_as_the_run_goes(tmp_path: Path, results: list[CaseResult]) -> None:
-    path = tmp_path / "report.jsonl"
-    report = JsonLinesReport(path, CAPABILITIES, {"area": ["workflow"]})
-    try:
-        assert read_lines(path) == [
-            {
-                "type": "run",
-                "format": REPORT_FORMAT,
-                "runtime": {
-                    "name": "toy-runtime",
-                    "version": "1.2",
-                    "language": "go",
-                    "claims": {"workflow": 2},
-                },
-                "selection": {"area": ["workflow"]},
-            }
-        ]
-        report.add(results[0])
-        report.add(results[1], expected_failure="known")
-        lines = read_lines(path)  # before close: every case is already on disk
-        assert [line["type"] for line in lines] == ["run", "case", "case"]
-        assert lines[1] == {
-            "type": "case",
-            "id": "workflow.t.ok",
-            "area": "workflow",
-            "level": 0,
-            "requirement": "MUST",
-            "file": "workflow/ok.yaml",
-            "outcome": "passed",
-            "parts": [{"part": "load", "outcome": "passed", "message": ""}],
-        }
-        assert lines[2]["expected_failure"] == "known"
-        assert lines[2]["outcome"] == "failed"
-        assert lines[2]["parts"][1]["message"] == 'a.yaml:3: expected "x" <&>'
-        levels = compute_levels(verdicts(results[:2]))
-        report.finish(levels, results[:2], {"unexpected_passes": []})
-    finally:
-        report.close()
-    summary = read_lines(path)[-1]
-    assert summary == {
-        "type": "summary",
-        "counts": {"passed": 1, "failed": 1, "errored": 0, "skipped": 0, "timeout": 0},
-        "levels": levels_data(levels),
-        "unexpected_passes": [],
-    }
-
-
-def test_reports_hold_no_timings_and_are_reproducible(
-    tmp_path: Path, results: list[CaseResult]
-) -> None:
-    levels = compute_levels(verdicts(results))
-    texts = []
-    for name in ("a", "b"):
-        report = JsonLinesReport(tmp_path / f"{name}.jsonl", CAPABILITIES, {})
-        for result in results:
-            report.add(result)
-        report.finish(levels, results, {})
-        report.close()
-        write_junit(tmp_path / f"{name}.xml", results, complete=True)
-        write_markdown(tmp_path / f"{name}.md", levels, CAPABILITIES, results, complete=True)
-        texts.append(
-            [(tmp_path / f"{name}{ext}").read_bytes() for ext in (".jsonl", ".xml", ".md")]
-        )
-    assert texts[0] == texts[1]
-    assert b"duration" not in texts[0][0]
-    assert b"time" not in texts[0][1]
-
-
-# -- JUnit --------------------------------------------------------------------------------------
-
-
-def test_junit_xml_has_a_suite_per_area_and_a_testcase_per_part(
-    tmp_path: Path, results: list[CaseResult]
-) -> None:
-    path = tmp_path / "junit.xml"
-    write_junit(path, results, complete=True)
-    root = ElementTree.parse(path).getroot()
-    assert root.tag == "testsuites"
-    assert root.get("incomplete") is None
-    suites = {s.get("name"): s for s in root.findall("testsuite")}
-    assert list(suites) == ["workflow", "loops"]
-    workflow, loops = suites["workflow"], suites["loops"]
-    assert (workflow.get("tests"), workflow.get("failures"), workflow.get("errors")) == (
-        "4",
-        "1",
-        "1",
-    )
-    assert (loops.get("tests"), loops.get("errors"), loops.get("skipped")) == ("2", "1", "1")
-    cases = {(c.get("classname"), c.get("name")): c for c in root.iter("testcase")}
-    assert len(cases) == 6
-    failed = cases[("workflow.t.bad", "go")]
-    failure = failed.find("failure")
-    assert failure is not None
-    assert failure.get("message") == 'a.yaml:3: expected "x" <&>'
-    assert failure.text == 'a.yaml:3: expected "x" <&>'
-    assert failed.get("file") == "workflow/bad.yaml"
-    properties = {p.get("name"): p.get("value") for p in failed.iter("property")}
-    assert properties == {"level": "1", "requirement": "MUST"}
-    assert cases[("loops.t.slow", "go")].find("error") is not None
-    assert cases[("workflow.t.crash", "go")].find("error") is not None
-    assert cases[("loops.t.skip", "go")].find("skipped") is not None
-    passed = cases[("workflow.t.ok", "load")]
-    assert [child.tag for child in passed] == ["properties"]
-
-
-def test_junit_marks_an_incomplete_run(tmp_path: Path, results: list[CaseResult]) -> None:
-    path = tmp_path / "junit.xml"
-    write_junit(path, results[:1], complete=False)
-    assert ElementTree.parse(path).getroot().get("incomplete") == "true"
-    write_junit(path, [], complete=False)
-    assert ElementTree.parse(path).getroot().findall("testsuite") == []
-
-
-# -- Markdown -----------------------------------------------------------------------------------
-
-
-def test_markdown_has_the_table_and_the_failures(tmp_path: Path, results: list[CaseResult]) -> None:
-    path = tmp_path / "summary.md"
-    levels = compute_levels(verdicts(results))
-    write_markdown(path, levels, CAPABILITIES, results, complete=True)
-    lines = path.read_text("utf-8").splitlines()
-    assert lines[0] == "# ppconf: toy-runtime 1.2"
-    assert "Headline level: **0**" in lines
-    header = "| " + " | ".join(LEVEL_HEADERS) + " |"
-    assert header in lines
-    at = lines.index(header)
-    assert lines[at + 1] == "|" + "---|" * len(LEVEL_HEADERS)
-    assert lines[at + 2] == "| workflow | 0 | 2 | 1/3 | 0/0 | 0/0 | 2 |"
-    assert lines[at + 4].startswith("| compositions | not assessed |")
-    assert "1 passed, 1 failed, 1 errored, 1 skipped, 1 timeout" in lines
-    assert "## Cases that did not pass" in lines
-    assert "- `workflow.t.bad` (workflow, level 1, MUST):" in lines
-    assert '  - go: failed: a.yaml:3: expected "x" <&>' in lines
-    assert "  - validation: passed: " not in "\n".join(lines)
-    assert not any("did not finish" in line for line in lines)
-
-
-def test_markdown_of_an_incomplete_clean_run(tmp_path: Path, results: list[CaseResult]) -> None:
-    path = tmp_path / "summary.md"
-    levels = compute_levels(verdicts(results[:1]))
-    write_markdown(path, levels, Capabilities("bare"), results[:1], complete=False)
+def test_a_truncated_report_renders_what_it_holds(report: Report, tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    writer = JsonLinesWriter(path, report.header)
+    for record in report.records[:3]:
+        writer.add(record)
+    writer.close()
     text = path.read_text("utf-8")
-    assert text.startswith("# ppconf: bare\n")
-    assert "**The run did not finish; these are the results it has.**" in text
-    assert "Cases that did not pass" not in text
+    path.write_text(text + '{"type": "part", "case": "loo', "utf-8")  # killed mid-line
+    again = read_report(path)
+    assert not again.complete
+    assert len(again.records) == 3
+    assert again.partial
+    assert "did not finish" in render_markdown(again)
+    assert "did not finish" in render_text(again)
+    assert ElementTree.fromstring(render_junit(again)).get("incomplete") == "true"
+
+
+def test_a_file_that_is_no_report_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.jsonl"
+    path.write_text('{"type": "part"}\n', "utf-8")
+    with pytest.raises(ReportError, match="no run header"):
+        read_report(path)
+    path.write_text("not json\n{}\n", "utf-8")
+    with pytest.raises(ReportError, match=r"other.jsonl:1: not JSON"):
+        read_report(path)
+
+
+def test_every_view_renders_every_outcome(report: Report) -> None:
+    text = render_text(report)
+    markdown = render_markdown(report)
+    junit = ElementTree.fromstring(render_junit(report))
+    for outcome in ("FAILED", "ERRORED", "XFAIL", "SKIPPED", "FLAKY"):
+        assert f"{outcome} " in text
+    for outcome in ("failed", "errored", "timeout", "skipped", "flaky"):
+        assert f"**{outcome}**" in markdown
+    cases = junit.findall(".//testcase")
+    assert len(cases) == 6
+    kinds = sorted(
+        child.tag for case in cases for child in case if child.tag not in ("properties",)
+    )
+    assert kinds == ["error", "error", "error", "failure", "skipped", "system-out"]
+
+
+def test_findings_are_shown_beside_the_levels(report: Report) -> None:
+    text = render_text(report)
+    assert "findings (1)" in text
+    assert "SHOULD error: 1" in text
+    assert "error code entry-unknown" in render_markdown(report)
+    out = next(e for e in ElementTree.fromstring(render_junit(report)).iter("system-out"))
+    assert "finding (SHOULD) error code entry-unknown" in (out.text or "")
+
+
+def test_failures_of_claimed_areas_come_first(report: Report) -> None:
+    text = render_text(report)
+    assert text.index("workflow.t.bad") < text.index("loops.t.flaky")
+    markdown = render_markdown(report)
+    assert markdown.index("### workflow") < markdown.index("### loops")
+
+
+def test_views_say_why_each_area_stops(report: Report) -> None:
+    levels = report.levels()
+    workflow = levels.area("workflow")
+    assert workflow is not None
+    assert workflow.level == 0
+    assert workflow.blocking == ("workflow.t.bad",)
+    assert workflow.must == (1, 3)  # the errored case counts, though it judged nothing
+    for view in (render_levels(levels), render_markdown(report)):
+        assert "Level 1 needs 1 more MUST case(s) to pass: workflow.t.bad" in view
+
+
+def test_markdown_escapes_table_cells(report: Report) -> None:
+    markdown = render_markdown(report)
+    assert 'expected "x" <&>' in markdown
+    row = next(line for line in markdown.splitlines() if line.startswith("| workflow"))
+    assert row.count("|") == 8
+
+
+def test_a_partial_selection_is_labelled(catalog: Catalog, report: Report) -> None:
+    header = RunHeader.of("fakes:Toy", CAPABILITIES, catalog, Selection(areas=("workflow",)))
+    partial = Report(header, tuple(r for r in report.records if r.area == "workflow"))
+    assert partial.partial
+    for view in (render_text(partial), render_markdown(partial)):
+        assert "certify nothing" in view
+
+
+def test_verdicts_count_must_checks_only(catalog: Catalog) -> None:
+    case: Case = next(c for c in catalog.cases if c.id == "workflow.t.ok")
+    passing = PartResult(
+        "submit", "passed", "", 0.0, (must("s", True), Check("p", "MAY", False, "no path"))
+    )
+    (verdict,) = case_verdicts([PartRecord.of(case, passing)])
+    assert verdict.passed
+    assert dict(verdict.checks) == {"MUST": True, "MAY": False}
+
+
+def test_load_case_keeps_the_file(tmp_path: Path, case_text: Callable[..., str]) -> None:
+    path = tmp_path / "workflow" / "x.yaml"
+    path.parent.mkdir()
+    path.write_text(case_text("workflow.t.x"), "utf-8")
+    case = load_case(path, tmp_path)
+    record = PartRecord.of(case, PartResult("submit", "failed", "m", 0.0, (must("s", False),)))
+    assert record.file == "workflow/x.yaml"
+    assert record.line is not None
+    assert record.pack == case.pack.document

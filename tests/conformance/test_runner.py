@@ -14,6 +14,7 @@ from conformance import (
     Case,
     CaseResult,
     Catalog,
+    Check,
     PackInput,
     PackRejected,
     PartResult,
@@ -24,7 +25,7 @@ from conformance import (
     load_case,
 )
 from conformance._cases import DiagnosticRef, ValidationExpectation
-from conformance._runner import validation_problems
+from conformance._runner import judge_validation
 
 CaseText = Callable[..., str]
 
@@ -235,7 +236,37 @@ def test_no_case_of_the_catalog_hands_over_anything_but_packs_and_inputs(catalog
     assert all(r.passed for r in results)
     check_calls(adapter.calls)
     packs = [args[0] for name, args in adapter.calls if name in ("load", "validate", "start")]
-    assert {id(p) for p in packs} <= {id(c.pack) for c in catalog.cases}
+    # Every call gets a PackInput of its own: the same pack, never the case's own object.
+    assert {p.text for p in packs} <= {c.pack.text for c in catalog.cases}
+    assert not {id(p) for p in packs} & {id(c.pack) for c in catalog.cases}
+    assert len({id(p) for p in packs}) == len(packs)
+
+
+class Vandal(Delegate):
+    """Changes every pack document it is given, after using it."""
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        found = super().validate(pack)
+        assert pack.document is not None
+        pack.document["workflow"]["entry"] = "vandalised"
+        pack.document.clear()
+        return found
+
+    def start(self, pack: PackInput) -> Any:
+        session = super().start(pack)
+        assert pack.document is not None
+        pack.document.clear()
+        return session
+
+
+def test_each_call_gets_its_own_copy_of_the_pack(make_case: Callable[..., Case]) -> None:
+    body = VALIDATION_VALID_BODY + "scenarios:\n" + SCENARIO_ITEMS
+    case = make_case(body=body)
+    original = case.pack.document
+    result = Runner(Vandal()).run(case)
+    assert result.passed, result.failures()
+    assert case.pack.document == original
+    assert case.pack.document["workflow"]["entry"] == "draft"  # type: ignore[index]
 
 
 # -- outcomes -----------------------------------------------------------------------------------
@@ -247,16 +278,7 @@ def test_passed(make_case: Callable[..., Case]) -> None:
     assert result.parts[0].part == "submit"
     assert (result.outcome, result.passed, result.failures()) == ("passed", True, [])
     assert result.duration >= 0
-    assert result.to_dict() == {
-        "id": "workflow.test.submit",
-        "area": "workflow",
-        "level": 2,
-        "requirement": "MUST",
-        "file": "workflow/case.yaml",
-        "outcome": "passed",
-        "duration": round(result.duration, 6),
-        "parts": [{"part": "submit", "outcome": "passed", "message": ""}],
-    }
+    assert result.parts[0].checks == (Check("scenario", "MUST", True),)
 
 
 class Crashes(Delegate):
@@ -267,7 +289,9 @@ class Crashes(Delegate):
 def test_an_adapter_exception_is_errored_and_says_where(make_case: Callable[..., Case]) -> None:
     part = only_part(Runner(Crashes()).run(make_case()))
     assert part.outcome == "errored"
-    assert part.message.startswith("the adapter raised RuntimeError: boom at ")
+    assert part.message.startswith(
+        "adapter fault: the adapter raised RuntimeError in start(): boom at "
+    )
     assert part.message.endswith(f"{__file__}:{Crashes.start.__code__.co_firstlineno + 1}")
 
 
@@ -505,7 +529,7 @@ def test_a_final_mismatch_names_the_final_block(make_case: Callable[..., Case]) 
     case = make_case(body=STEPS_BODY)
     part = only_part(Runner(ForgetsHistory()).run(case))
     assert part.message == (
-        f"workflow/case.yaml:{line_of(case, 'final:')}: final: history: expected "
+        f"workflow/case.yaml:{line_of(case, 'final:')}: scenario 'steps': final: history: expected "
         '[{"event": "Submit", "from": "draft", "to": "review"}], got nothing (not reported)'
     )
 
@@ -540,7 +564,7 @@ def test_a_session_that_starts_when_it_must_not(make_case: Callable[..., Case]) 
     part = only_part(Runner(ReferenceAdapter()).run(case))
     assert part.message == (
         f"workflow/case.yaml:{line_of(case, '- name: refused')}: scenario 'refused': the session "
-        "started, expected a refusal with workflow-version-unsupported"
+        "started at the entry, expected a refusal with workflow-version-unsupported"
     )
 
 
@@ -564,7 +588,8 @@ def test_a_refusal_to_start(make_case: Callable[..., Case]) -> None:
     part = only_part(Runner(RefusesToStart("workflow-version-unsupported")).run(case))
     assert part.message == (
         f"workflow/case.yaml:{line_of(case, '- name: submit')}: scenario 'submit': "
-        "the session refused to start with workflow-version-unsupported, expected it to start"
+        "the session refused to start at the entry with workflow-version-unsupported, "
+        "expected it to start"
     )
 
 
@@ -651,6 +676,17 @@ class Reports(Delegate):
         return self.diagnostics
 
 
+VALIDATION_VALID_BODY = """\
+validation:
+  valid: true
+"""
+SCENARIO_ITEMS = """\
+  - name: submit
+    steps:
+      - event: Submit
+        expect:
+          transition: {from: draft, to: review, event: Submit}
+"""
 VALIDATION_BODY = """\
 validation:
   valid: false
@@ -662,110 +698,265 @@ ENTRY = {"code": "entry-unknown", "severity": "error", "path": "/workflow/entry"
 STYLE = {"code": "event-name-style", "severity": "warning", "path": "/x"}
 
 
+def graded(checks: Sequence[Check]) -> dict[str, tuple[str, bool]]:
+    return {c.id: (c.requirement, c.passed) for c in checks}
+
+
 @pytest.mark.parametrize(
-    ("reported", "problems"),
+    ("reported", "outcome", "failing"),
     [
-        ([ENTRY, STYLE], ""),
-        ([ENTRY], "missing warning event-name-style (reported: entry-unknown@/workflow/entry)"),
+        ([ENTRY, STYLE], "passed", []),
+        # R2: the code is SHOULD, the pointer MAY; a MUST case still passes without them.
         (
-            [{**ENTRY, "path": "/workflow"}, STYLE],
-            "missing error entry-unknown at /workflow/entry; unexpected error entry-unknown at "
-            "/workflow (reported: entry-unknown@/workflow, event-name-style@/x)",
+            [STYLE, {**ENTRY, "code": "schema"}],
+            "passed",
+            ["error entry-unknown", "error entry-unknown at /workflow/entry"],
         ),
         (
-            [ENTRY, STYLE, {"code": "schema", "severity": "error", "path": "/a"}],
-            "unexpected error schema at /a (reported: entry-unknown@/workflow/entry, "
-            "event-name-style@/x, schema@/a)",
+            [{**ENTRY, "path": "/workflow"}, STYLE],
+            "passed",
+            ["error entry-unknown at /workflow/entry"],
+        ),
+        ([{**ENTRY, "path": None}, STYLE], "passed", ["error entry-unknown at /workflow/entry"]),
+        # R2: extra errors on an invalid pack are fine.
+        ([ENTRY, STYLE, {"code": "schema", "severity": "error", "path": "/a"}], "passed", []),
+        # R3: event-name-style is RFC-named: SHOULD.
+        ([ENTRY], "passed", ["warning event-name-style"]),
+        (
+            [ENTRY, STYLE, {"code": "cycle-unbounded", "severity": "warning", "path": None}],
+            "passed",
+            ["absent cycle-unbounded"],
         ),
         (
             [STYLE],
-            "expected the pack invalid; missing error entry-unknown at /workflow/entry "
-            "(reported: event-name-style@/x)",
-        ),
-        (
-            [ENTRY, STYLE, {"code": "cycle-unbounded", "severity": "warning"}],
-            "cycle-unbounded reported but must not be (reported: entry-unknown@/workflow/entry, "
-            "event-name-style@/x, cycle-unbounded)",
+            "failed",
+            ["valid", "error entry-unknown", "error entry-unknown at /workflow/entry"],
         ),
         (
             [],
-            "expected the pack invalid; missing error entry-unknown at /workflow/entry; "
-            "missing warning event-name-style (reported: none)",
+            "failed",
+            [
+                "valid",
+                "error entry-unknown",
+                "error entry-unknown at /workflow/entry",
+                "warning event-name-style",
+            ],
         ),
     ],
 )
-def test_validation_parts(
-    make_case: Callable[..., Case], reported: list[Mapping[str, Any]], problems: str
+def test_validation_parts_are_graded(
+    make_case: Callable[..., Case],
+    reported: list[Mapping[str, Any]],
+    outcome: str,
+    failing: list[str],
 ) -> None:
     case = make_case(level=1, body=VALIDATION_BODY)
     part = only_part(Runner(Reports(*reported)).run(case))
-    if not problems:
-        assert part.outcome == "passed"
-    else:
-        assert part.outcome == "failed"
-        # A block points at its first entry, the line below the key.
-        assert part.message == f"workflow/case.yaml:{line_of(case, 'valid: false')}: {problems}"
+    assert part.outcome == outcome
+    assert graded(part.checks) == {
+        "valid": ("MUST", "valid" not in failing),
+        "error entry-unknown": ("SHOULD", "error entry-unknown" not in failing),
+        "error entry-unknown at /workflow/entry": (
+            "MAY",
+            "error entry-unknown at /workflow/entry" not in failing,
+        ),
+        "warning event-name-style": ("SHOULD", "warning event-name-style" not in failing),
+        "absent cycle-unbounded": ("SHOULD", "absent cycle-unbounded" not in failing),
+    }
+    if outcome == "failed":
+        assert part.message.startswith("expected the pack invalid, but no error was reported")
 
 
-def test_validation_problems_directly() -> None:
+def test_a_should_case_grades_nothing_above_should(make_case: Callable[..., Case]) -> None:
+    case = make_case(level=1, requirement="SHOULD", body=VALIDATION_BODY)
+    part = only_part(Runner(Reports(STYLE)).run(case))
+    assert part.outcome == "failed"
+    assert {c.requirement for c in part.checks} == {"SHOULD", "MAY"}
+
+
+def test_any_error_on_a_valid_pack_fails() -> None:
     valid = ValidationExpectation(valid=True)
-    assert validation_problems(valid, []) == []
-    assert validation_problems(valid, [("warning", "event-name-style", None)]) == []
-    assert validation_problems(valid, [("error", "schema", "/a")]) == [
-        "expected the pack valid",
-        "unexpected error schema at /a",
-    ]
-    # Invalid without listed errors: any error will do.
-    anything = ValidationExpectation(valid=False)
-    assert validation_problems(anything, [("error", "schema", "")]) == []
-    # Errors are one-to-one: one report cannot satisfy two expected errors.
-    twice = ValidationExpectation(
-        valid=False, errors=(DiagnosticRef(("schema",)), DiagnosticRef(("schema",)))
+    assert graded(judge_validation(valid, [], "MUST")) == {"valid": ("MUST", True)}
+    assert graded(judge_validation(valid, [("warning", "event-name-style", None)], "MUST")) == {
+        "valid": ("MUST", True)
+    }
+    (check,) = judge_validation(valid, [("error", "schema", "/a")], "MUST")
+    assert not check.passed
+    assert "expected the pack valid" in check.message
+
+
+def test_planned_checks_are_all_not_passed() -> None:
+    expected = ValidationExpectation(valid=False, errors=(DiagnosticRef(("schema",), "/a"),))
+    assert graded(judge_validation(expected, None, "MUST")) == {
+        "valid": ("MUST", False),
+        "error schema": ("SHOULD", False),
+        "error schema at /a": ("MAY", False),
+    }
+
+
+def test_alternative_codes_take_any_of_them() -> None:
+    either = ValidationExpectation(
+        valid=False, errors=(DiagnosticRef(("schema", "workflow-version-unsupported")),)
     )
-    assert validation_problems(twice, [("error", "schema", "/a")]) == ["missing error schema"]
-    assert validation_problems(twice, [("error", "schema", "/a"), ("error", "schema", "/b")]) == []
+    for code in ("schema", "workflow-version-unsupported"):
+        assert all(c.passed for c in judge_validation(either, [("error", code, "/v")], "MUST"))
+    checks = judge_validation(either, [("error", "entry-unknown", "/v")], "MUST")
+    assert graded(checks)["error schema|workflow-version-unsupported"] == ("SHOULD", False)
 
 
 CYCLE_A = DiagnosticRef(("cycle-unbounded",), "/workflow/states/a")
 CYCLE_B = DiagnosticRef(("cycle-unbounded",), "/workflow/states/b")
 
 
-def test_exact_codes_allow_only_the_listed_diagnostics() -> None:
-    exact = ValidationExpectation(valid=True, warnings=(CYCLE_A,), exact=("cycle-unbounded",))
-    one = [("warning", "cycle-unbounded", "/workflow/states/a")]
-    assert validation_problems(exact, one) == []
-    two = [*one, ("warning", "cycle-unbounded", "/workflow/states/c")]
-    assert validation_problems(exact, two) == [
-        "unexpected warning cycle-unbounded at /workflow/states/c"
-    ]
-    # Without exact, more warnings of a listed code are fine.
-    loose = ValidationExpectation(valid=True, warnings=(CYCLE_A,))
-    assert validation_problems(loose, two) == []
-    # Other codes are not affected.
-    other = [*one, ("warning", "event-name-style", "/x")]
-    assert validation_problems(exact, other) == []
-
-
-def test_exact_codes_without_listed_diagnostics_forbid_them() -> None:
-    none = ValidationExpectation(valid=True, exact=("cycle-unbounded",))
-    assert validation_problems(none, [("warning", "cycle-unbounded", "/workflow/states/a")]) == [
-        "unexpected warning cycle-unbounded at /workflow/states/a"
-    ]
-
-
-def test_exact_codes_need_every_listed_diagnostic() -> None:
-    both = ValidationExpectation(
+def test_exact_codes_count_the_listed_diagnostics() -> None:
+    exact = ValidationExpectation(
         valid=True, warnings=(CYCLE_A, CYCLE_B), exact=("cycle-unbounded",)
     )
-    reported = [("warning", "cycle-unbounded", "/workflow/states/a")]
-    assert validation_problems(both, reported) == [
-        "missing warning cycle-unbounded at /workflow/states/b"
-    ]
+    a = ("warning", "cycle-unbounded", "/workflow/states/a")
+    b = ("warning", "cycle-unbounded", "/workflow/states/b")
+    c = ("warning", "cycle-unbounded", "/workflow/states/c")
+    assert all(check.passed for check in judge_validation(exact, [a, b], "MUST"))
+    assert graded(judge_validation(exact, [a, b, c], "MUST"))["exact cycle-unbounded"] == (
+        "SHOULD",
+        False,
+    )
+    # One per component, but at another member: the count holds, the pointer is a MAY finding.
+    checks = graded(judge_validation(exact, [a, c], "MUST"))
+    assert checks["exact cycle-unbounded"] == ("SHOULD", True)
+    assert checks["warning cycle-unbounded at /workflow/states/b"] == ("MAY", False)
 
 
-def test_exact_codes_are_one_to_one() -> None:
-    """One warning per component: two listed (no paths pinned) need two reported."""
-    code = DiagnosticRef(("cycle-unbounded",))
-    twice = ValidationExpectation(valid=True, warnings=(code, code), exact=("cycle-unbounded",))
-    reported = [("warning", "cycle-unbounded", "/workflow/states/a")]
-    assert validation_problems(twice, reported) != []
+def test_kit_lints_are_may_checks() -> None:
+    lint = ValidationExpectation(
+        valid=True,
+        warnings=(DiagnosticRef(("no-terminal-state",)),),
+        absent=("loop-without-budget",),
+    )
+    assert graded(judge_validation(lint, [], "MUST")) == {
+        "valid": ("MUST", True),
+        "warning no-terminal-state": ("MAY", False),
+        "absent loop-without-budget": ("MAY", True),
+    }
+
+
+@pytest.mark.parametrize(
+    ("diagnostics", "words"),
+    [
+        ({"code": "x"}, "not a list"),
+        ([{"code": "x", "severity": "ERROR", "path": "/"}], "severity 'ERROR'"),
+        ([{"severity": "error", "path": "/"}], "has no code"),
+        ([{"code": "x", "severity": "error", "path": 3}], "has path 3"),
+        (["schema"], "not a mapping"),
+    ],
+)
+def test_malformed_diagnostics_are_adapter_faults(
+    make_case: Callable[..., Case], diagnostics: Any, words: str
+) -> None:
+    class Malformed(Delegate):
+        def validate(self, pack: PackInput) -> Any:
+            return diagnostics
+
+    part = only_part(Runner(Malformed()).run(make_case(level=1, body=VALIDATION_BODY)))
+    assert part.outcome == "errored"
+    assert words in part.message
+    assert all(not c.passed for c in part.checks)
+
+
+# -- no false passes ----------------------------------------------------------------------------
+
+
+class StartsNothing(Delegate):
+    def start(self, pack: PackInput) -> Any:
+        return None
+
+
+def test_a_start_that_returns_nothing_is_an_adapter_fault_not_a_refusal(
+    make_case: Callable[..., Case],
+) -> None:
+    part = only_part(Runner(StartsNothing()).run(make_case(body=START_BODY)))
+    assert part.outcome == "errored"
+    assert "start() returned None, not a session" in part.message
+    assert [c.passed for c in part.checks] == [False]
+
+
+class NoTarget(Delegate):
+    def start(self, pack: PackInput) -> Any:
+        class Session(SessionDelegate):
+            def send(self, event: str, source: str) -> Mapping[str, Any]:
+                return {"from": "draft", "event": event}
+
+        return Session(super().start(pack))
+
+
+def test_a_transition_without_to_is_an_adapter_fault(make_case: Callable[..., Case]) -> None:
+    part = only_part(Runner(NoTarget()).run(make_case()))
+    assert part.outcome == "errored"
+    assert "a transition without 'to'" in part.message
+
+
+class Exits(Delegate):
+    def start(self, pack: PackInput) -> Any:
+        raise SystemExit(3)
+
+
+class Strange(BaseException):
+    pass
+
+
+class RaisesStrange(Delegate):
+    def start(self, pack: PackInput) -> Any:
+        raise Strange("odd")
+
+
+@pytest.mark.parametrize(("adapter", "name"), [(Exits, "SystemExit"), (RaisesStrange, "Strange")])
+def test_base_exceptions_of_the_adapter_error_the_part_and_the_run_goes_on(
+    make_case: Callable[..., Case], adapter: type[Delegate], name: str
+) -> None:
+    runner = Runner(adapter())
+    results = runner.run_all([make_case(), make_case(level=0, body="load: true\n")])
+    assert only_part(results[0]).outcome == "errored"
+    assert f"the adapter raised {name} in start()" in only_part(results[0]).message
+    assert results[1].passed
+
+
+def test_a_kit_error_is_called_a_kit_error(
+    make_case: Callable[..., Case], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any) -> Any:
+        raise AssertionError("a kit bug")
+
+    monkeypatch.setattr("conformance._runner._compare_observations", broken)
+    part = only_part(Runner(ReferenceAdapter()).run(make_case(body=STEPS_BODY)))
+    assert part.outcome == "errored"
+    assert part.message.startswith("kit error: AssertionError: a kit bug at ")
+    assert "_runner.py" in part.message
+
+
+class FlipsEveryOtherRun(Delegate):
+    def __init__(self) -> None:
+        super().__init__()
+        self.starts = 0
+
+    def start(self, pack: PackInput) -> Any:
+        self.starts += 1
+        if self.starts % 2 == 0:
+            raise Rejected("workflow-version-unsupported")
+        return super().start(pack)
+
+
+def test_a_part_that_ends_differently_between_runs_is_flaky(
+    make_case: Callable[..., Case],
+) -> None:
+    case = make_case()
+    assert only_part(Runner(FlipsEveryOtherRun()).run(case)).outcome == "passed"
+    part = only_part(Runner(FlipsEveryOtherRun(), repeat=3).run(case))
+    assert part.outcome == "flaky"
+    assert "run 1: passed" in part.message
+    assert "run 2: failed" in part.message
+    assert [c.passed for c in part.checks] == [False]
+    assert only_part(Runner(ReferenceAdapter(), repeat=3).run(case)).outcome == "passed"
+
+
+def test_repeat_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="repeat"):
+        Runner(ReferenceAdapter(), repeat=0)

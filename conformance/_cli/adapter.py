@@ -7,8 +7,9 @@ import sys
 from typing import Any, TextIO
 
 from conformance._adapter_spec import REFERENCE, load_adapter
-from conformance._cli_common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
-from conformance._cli_run import add_adapter_options, close_adapter, open_adapter
+from conformance._boundary import Guard
+from conformance._cli.common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
+from conformance._cli.run import add_adapter_options, open_adapter
 from conformance._serve import Server
 from conformance._smoke import smoke
 
@@ -47,9 +48,9 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
 def _smoke(args: argparse.Namespace, out: TextIO) -> int:
     adapter = open_adapter(args)  # an AdapterError is reported by main()
     try:
-        results = smoke(adapter)
+        results = smoke(adapter, args.timeout)
     finally:
-        close_adapter(adapter)
+        Guard(adapter).close()
     for result in results:
         mark = {"passes": "ok  ", "disagrees": "DIFF", "breaks": "FAIL"}[result.verdict]
         detail = f": {result.detail}" if result.detail else ""

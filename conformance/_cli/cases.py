@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from conformance._cases import load_catalog
-from conformance._checks import check_catalog
-from conformance._cli_common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_error
-from conformance._cli_run import add_selection_options, select
+from conformance._cases import Case, load_catalog
+from conformance._catalog_check import check_catalog
+from conformance._cli.common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_error
+from conformance._cli.run import add_selection_options, selection
 from conformance._resources import catalog_root
 from conformance._tables import render_table
 
@@ -18,8 +19,25 @@ def add_cases_parser(commands: Any) -> None:
     cases = commands.add_parser("cases", help="list, show and check the catalog's cases")
     actions = cases.add_subparsers(dest="action", required=True, metavar="ACTION")
 
-    listing = actions.add_parser("list", help="list cases (id, area, level, requirement)")
+    listing = actions.add_parser(
+        "list", help="list cases (id, area, level, requirement, spec versions)"
+    )
     add_selection_options(listing)
+    listing.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="cases exercising a SEMANTICS row or code (X5, C3, budget-exhausted); repeatable",
+    )
+    listing.add_argument(
+        "--spec",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="cases citing a source or section containing TEXT ('RFC 0009', 'WorkflowBudget')",
+    )
+    listing.add_argument("--format", choices=("text", "json"), default="text")
     listing.set_defaults(handler=_list)
 
     show = actions.add_parser("show", help="print one case file")
@@ -42,12 +60,46 @@ def add_cases_parser(commands: Any) -> None:
 
 def _list(args: argparse.Namespace, out: TextIO) -> int:
     catalog = load_catalog(args.catalog)  # a CaseError is reported by main()
-    rows = [
-        [c.id, c.area, str(c.level), c.requirement, c.description] for c in select(args, catalog)
+    chosen = [
+        case
+        for case in catalog.select(selection(args))
+        if (not args.rule or any(rule in case.rules for rule in args.rule))
+        and (not args.spec or any(_cites(case, text) for text in args.spec))
     ]
-    print(render_table(["id", "area", "level", "req", "description"], rows), file=out)
-    print(f"{len(rows)} cases", file=out)
+    if args.format == "json":
+        print(json.dumps([_listing(case) for case in chosen], indent=2), file=out)
+        return EXIT_OK
+    rows = [
+        [c.id, c.area, str(c.level), c.requirement, " ".join(c.spec_versions), c.description]
+        for c in chosen
+    ]
+    headers = ["id", "area", "level", "req", "spec versions", "description"]
+    print(render_table(headers, rows), file=out)
+    print(f"{len(rows)} cases of spec version {args.spec_version}", file=out)
     return EXIT_OK
+
+
+def _cites(case: Case, text: str) -> bool:
+    wanted = text.casefold()
+    return any(
+        wanted in f"{entry.get('source', '')} {entry.get('section', '')}".casefold()
+        for entry in case.spec
+    )
+
+
+def _listing(case: Case) -> dict[str, object]:
+    return {
+        "id": case.id,
+        "area": case.area,
+        "level": case.level,
+        "requirement": case.requirement,
+        "spec_versions": list(case.spec_versions),
+        "rules": list(case.rules),
+        "spec": [dict(entry) for entry in case.spec],
+        "description": case.description,
+        "file": case.source,
+        "parts": case.parts,
+    }
 
 
 def _show(args: argparse.Namespace, out: TextIO) -> int:

@@ -10,11 +10,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from conformance._cli_adapter import add_adapter_parsers
-from conformance._cli_cases import add_cases_parser
-from conformance._cli_common import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNUSABLE, report_error
-from conformance._cli_pack import add_composition_parser, add_pack_parsers
-from conformance._cli_run import add_run_parser
+from conformance._cli.adapter import add_adapter_parsers
+from conformance._cli.cases import add_cases_parser
+from conformance._cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNUSABLE, report_error
+from conformance._cli.pack import add_composition_parser, add_pack_parsers
+from conformance._cli.run import add_run_parser
 from conformance._errors import KitError
 
 

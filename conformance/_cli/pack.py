@@ -10,7 +10,7 @@ import sys
 from typing import Any, TextIO
 
 import reference
-from conformance._cli_common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_error
+from conformance._cli.common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_error
 from conformance._tables import render_table
 
 

@@ -1,0 +1,412 @@
+"""The one place the kit calls a runtime: fresh inputs, checked answers, time limits, blame.
+
+Every call from the runner, ``ppconf smoke`` and the pytest plugin into an adapter goes through
+:class:`Guard`:
+
+- each call gets its own copy of the pack document (:meth:`PackInput.fresh`), so a runtime that
+  changes what it is given changes nothing for the kit or the next call;
+- answers are checked against the adapter interface: a session-starting call that returns
+  nothing, a diagnostic with an unknown severity or a transition without ``to`` is an
+  :class:`AdapterFault` with a message saying what was expected, never read as a refusal or a
+  pass;
+- whatever the adapter raises, other than the signals (``Rejected``, ``PackRejected``,
+  ``Unsupported``) and a user's Ctrl-C, is blamed on the adapter with the place it was raised,
+  ``SystemExit`` and other ``BaseException`` subclasses included: that part errors, the run
+  goes on. Anything else that escapes a part is the kit's own fault and is reported as such;
+- a part runs under one time limit (:meth:`Guard.within`), in a worker thread that is abandoned
+  if the limit passes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar, cast
+
+from conformance._adapter import (
+    Adapter,
+    AdapterSession,
+    Capabilities,
+    Closable,
+    CompositionAdapter,
+    CompositionSession,
+    PackInput,
+    StateStartingAdapter,
+    TurnSession,
+)
+from conformance._errors import AdapterError, AdapterFault, PackRejected, Rejected, Unsupported
+
+T = TypeVar("T")
+
+SEVERITIES = ("error", "warning")
+Reported = tuple[str, str, str | None]
+"""A reported diagnostic: ``(severity, code, path)``."""
+
+_KIT = Path(__file__).resolve().parent
+_SIGNALS = (Rejected, PackRejected, Unsupported, AdapterFault)
+
+
+_CONFORMS: dict[tuple[type, type], bool] = {}
+
+
+def conforms(value: object, protocol: Any) -> bool:
+    """``isinstance(value, protocol)`` for a runtime-checkable protocol, remembered per type
+    (the check inspects every attribute of the protocol, and the kit asks it on every call)."""
+    key = (type(value), protocol)
+    known = _CONFORMS.get(key)
+    if known is None:
+        known = _CONFORMS[key] = isinstance(value, protocol)
+    return known
+
+
+class AdapterRaised(AdapterFault):
+    """The adapter's own code raised: the part errors with what and where."""
+
+
+class PartTimeout(Exception):
+    """A case part did not finish within its time limit."""
+
+
+def where_raised(error: BaseException) -> str:
+    """`` at file:line`` of the innermost frame outside the kit ('' if none)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    outside = [f for f in frames if not Path(f.filename).resolve().is_relative_to(_KIT)]
+    frame = (outside or frames)[-1:] if frames else []
+    return f" at {frame[0].filename}:{frame[0].lineno}" if frame else ""
+
+
+def _blame(operation: str, error: BaseException) -> NoReturn:
+    """Re-raise what an adapter operation raised, as the kit must read it."""
+    if isinstance(error, (*_SIGNALS, KeyboardInterrupt)):
+        raise error
+    text = str(error)
+    raise AdapterRaised(
+        f"the adapter raised {type(error).__name__} in {operation}"
+        + (f": {text}" if text else "")
+        + where_raised(error)
+    ) from None
+
+
+class _Worker:
+    """A daemon thread that runs one action at a time, so a hung adapter can be abandoned."""
+
+    def __init__(self) -> None:
+        self._tasks: queue.SimpleQueue[tuple[Callable[[], Any], list[Any], threading.Event]]
+        self._tasks = queue.SimpleQueue()
+        threading.Thread(target=self._loop, name="ppconf-part", daemon=True).start()
+
+    def _loop(self) -> None:
+        while True:
+            action, box, done = self._tasks.get()
+            try:
+                box.append((True, action()))
+            except BaseException as error:  # handed to the caller, who decides
+                box.append((False, error))
+            done.set()
+
+    def call(self, action: Callable[[], T], timeout: float) -> T:
+        box: list[Any] = []
+        done = threading.Event()
+        self._tasks.put((action, box, done))
+        if not done.wait(timeout):
+            raise PartTimeout
+        ok, value = box[0]
+        if ok:
+            return value  # type: ignore[no-any-return]
+        raise value
+
+
+class Guard:
+    """An adapter, as the kit calls it.
+
+    Arguments:
+        adapter: the runtime under test.
+        timeout: seconds a case part (or a smoke check) may take; ``None``: no limit, and
+            actions run in the calling thread. An adapter with ``handles_timeouts = True``
+            (the protocol client, which times out each request and restarts the process) also
+            runs in the calling thread.
+    """
+
+    def __init__(self, adapter: Adapter, timeout: float | None = None) -> None:
+        self.adapter = adapter
+        self.timeout = timeout
+        self._worker: _Worker | None = None
+
+    # -- time limits ---------------------------------------------------------------------------
+
+    def within(self, action: Callable[[], T]) -> T:
+        """Run ``action`` under the time limit.
+
+        Raises:
+            PartTimeout: the limit passed; the worker thread is abandoned (a fresh one runs the
+                next action), and the adapter call it was in is left to finish or hang alone.
+        """
+        if self.timeout is None or getattr(self.adapter, "handles_timeouts", False):
+            return action()
+        if self._worker is None:
+            self._worker = _Worker()
+        try:
+            return self._worker.call(action, self.timeout)
+        except PartTimeout:
+            self._worker = None
+            raise
+
+    # -- the adapter ---------------------------------------------------------------------------
+
+    def capabilities(self) -> Capabilities:
+        """The adapter's description, checked.
+
+        Raises:
+            AdapterError: it raised, or returned something other than a ``Capabilities``.
+        """
+        try:
+            capabilities = self.adapter.capabilities()
+        except (KeyboardInterrupt, AdapterError):
+            raise
+        except BaseException as error:
+            raise AdapterError(
+                f"the adapter failed to describe itself: {type(error).__name__}: {error}"
+                + where_raised(error)
+            ) from None
+        if not isinstance(capabilities, Capabilities):
+            raise AdapterError(
+                f"capabilities() returned {type(capabilities).__name__}, not "
+                "conformance.Capabilities(name=..., claims={area: level})"
+            )
+        claims = capabilities.claims
+        if not isinstance(claims, Mapping) or not all(
+            isinstance(k, str) and type(v) is int for k, v in claims.items()
+        ):
+            raise AdapterError(
+                f"capabilities().claims must map area names to integer levels, not {claims!r}"
+            )
+        return capabilities
+
+    def load(self, pack: PackInput) -> None:
+        """Load the pack; ``PackRejected`` if the runtime refuses it."""
+        try:
+            self.adapter.load(pack.fresh())
+        except BaseException as error:
+            _blame("load()", error)
+
+    def validate(self, pack: PackInput) -> list[Reported]:
+        """The runtime's diagnostics, checked and normalised to ``(severity, code, path)``."""
+        try:
+            diagnostics = self.adapter.validate(pack.fresh())
+        except BaseException as error:
+            _blame("validate()", error)
+        return check_diagnostics(diagnostics)
+
+    def start(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> GuardedSession:
+        """Start a session at the entry, or (RFC 0011) at ``state`` or as ``agent``."""
+        if state is None and agent is None:
+            operation = "start()"
+            try:
+                session = self.adapter.start(pack.fresh())
+            except BaseException as error:
+                _blame(operation, error)
+        else:
+            operation = "start_at()"
+            adapter = self.adapter
+            if not conforms(adapter, StateStartingAdapter):
+                raise Unsupported("the adapter has no start_at() (RFC 0011: starting at a state)")
+            try:
+                session = cast(StateStartingAdapter, adapter).start_at(
+                    pack.fresh(), state=state, agent=agent
+                )
+            except BaseException as error:
+                _blame(operation, error)
+        return GuardedSession(_checked_session(session, operation))
+
+    def restore(self, pack: PackInput, snapshot: Any) -> GuardedSession:
+        """A fresh session continuing from ``snapshot``."""
+        try:
+            session = self.adapter.restore(pack.fresh(), snapshot)
+        except BaseException as error:
+            _blame("restore()", error)
+        return GuardedSession(_checked_session(session, "restore()"))
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Run a composition (RFC 0010); ``Unsupported`` if the adapter cannot."""
+        adapter = self.adapter
+        if not conforms(adapter, CompositionAdapter):
+            raise Unsupported("the adapter has no run_composition() (compositions)")
+        try:
+            result = cast(CompositionAdapter, adapter).run_composition(
+                pack.fresh(), name, input, mocks
+            )
+        except BaseException as error:
+            _blame("run_composition()", error)
+        return _checked_mapping(result, "run_composition()", "a result {status, output, ...}")
+
+    def close(self) -> None:
+        """Let an adapter that holds a process or other resources go; never raises."""
+        if conforms(self.adapter, Closable):
+            with contextlib.suppress(Exception):
+                cast(Closable, self.adapter).close()
+
+
+class GuardedSession:
+    """A session, as the kit calls it (see :class:`Guard`)."""
+
+    def __init__(self, session: AdapterSession) -> None:
+        self.session = session
+
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        try:
+            transition = self.session.send(event, source)
+        except BaseException as error:
+            _blame("send()", error)
+        return check_transition(transition)
+
+    def set_artifact(self, name: str, value: str) -> None:
+        try:
+            self.session.set_artifact(name, value)
+        except BaseException as error:
+            _blame("set_artifact()", error)
+
+    def record_tool_calls(self, count: int) -> None:
+        try:
+            self.session.record_tool_calls(count)
+        except BaseException as error:
+            _blame("record_tool_calls()", error)
+
+    def advance_clock(self, seconds: float) -> None:
+        try:
+            self.session.advance_clock(seconds)
+        except BaseException as error:
+            _blame("advance_clock()", error)
+
+    def state(self) -> Mapping[str, Any]:
+        try:
+            state = self.session.state()
+        except BaseException as error:
+            _blame("state()", error)
+        return _checked_mapping(state, "state()", "the session data {current_state, status, ...}")
+
+    def snapshot(self) -> Any:
+        try:
+            return self.session.snapshot()
+        except BaseException as error:
+            _blame("snapshot()", error)
+
+    def run_state(self, input: Any, mocks: Mapping[str, Any]) -> Mapping[str, Any]:
+        session = self.session
+        if not conforms(session, CompositionSession):
+            raise Unsupported("the adapter's sessions have no run_state() (compositions)")
+        try:
+            result = cast(CompositionSession, session).run_state(input, mocks)
+        except BaseException as error:
+            _blame("run_state()", error)
+        return _checked_mapping(result, "run_state()", "a result {status, output, ...}")
+
+    def agent_text(self, text: str) -> None:
+        session = self.session
+        if not conforms(session, TurnSession):
+            raise Unsupported("the adapter's sessions have no agent_text() (RFC 0014 control)")
+        try:
+            cast(TurnSession, session).agent_text(text)
+        except BaseException as error:
+            _blame("agent_text()", error)
+
+    def user_turn(self) -> None:
+        session = self.session
+        if not conforms(session, TurnSession):
+            raise Unsupported("the adapter's sessions have no user_turn() (RFC 0014 control)")
+        try:
+            cast(TurnSession, session).user_turn()
+        except BaseException as error:
+            _blame("user_turn()", error)
+
+    def close(self) -> None:
+        """Let the runtime free the session; never raises (the part's outcome matters more)."""
+        if conforms(self.session, Closable):
+            with contextlib.suppress(Exception):
+                cast(Closable, self.session).close()
+
+
+# -- checking answers ---------------------------------------------------------------------------
+
+
+def _checked_session(session: Any, operation: str) -> AdapterSession:
+    if not conforms(session, AdapterSession):
+        got = "None" if session is None else f"a {type(session).__name__}"
+        raise AdapterFault(
+            f"{operation} returned {got}, not a session (an object with send, set_artifact, "
+            "record_tool_calls, advance_clock, state and snapshot): return a session, or raise "
+            "Rejected(code) to refuse the start"
+        )
+    return cast(AdapterSession, session)
+
+
+def _checked_mapping(value: Any, operation: str, expected: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise AdapterFault(f"{operation} returned {_describe(value)}, not {expected}")
+    return value
+
+
+def _describe(value: Any) -> str:
+    return "None" if value is None else f"a {type(value).__name__} ({value!r:.60})"
+
+
+def check_diagnostics(diagnostics: Any) -> list[Reported]:
+    """Check ``validate()``'s answer and normalise it to ``(severity, code, path)`` tuples.
+
+    Raises:
+        AdapterFault: not a list of ``{code, severity, path}`` mappings with a known severity.
+    """
+    if isinstance(diagnostics, str | bytes | Mapping) or not isinstance(diagnostics, Sequence):
+        raise AdapterFault(
+            f"validate() returned {_describe(diagnostics)}, not a list of "
+            "{code, severity, path} mappings"
+        )
+    reported: list[Reported] = []
+    for index, item in enumerate(diagnostics):
+        if not isinstance(item, Mapping):
+            raise AdapterFault(f"validate() item {index} is {_describe(item)}, not a mapping")
+        code, severity, path = item.get("code"), item.get("severity"), item.get("path")
+        if not isinstance(code, str) or not code:
+            raise AdapterFault(f"validate() item {index} has no code (a string): {item!r:.200}")
+        if severity not in SEVERITIES:
+            raise AdapterFault(
+                f"validate() item {index} ({code}) has severity {severity!r}: "
+                "use 'error' or 'warning'"
+            )
+        if path is not None and not isinstance(path, str):
+            raise AdapterFault(
+                f"validate() item {index} ({code}) has path {path!r}: a JSON pointer string, "
+                "or null"
+            )
+        reported.append((severity, code, path))
+    return reported
+
+
+def check_transition(transition: Any) -> Mapping[str, Any]:
+    """Check ``send()``'s answer: ``{from, to, event, redirected?, original_target?}``.
+
+    Raises:
+        AdapterFault: not a mapping, or ``to`` missing, or a field of the wrong type.
+    """
+    if not isinstance(transition, Mapping):
+        raise AdapterFault(
+            f"send() returned {_describe(transition)}, not a transition {{from, to, event}}: "
+            "raise Rejected(code) to refuse an event"
+        )
+    if not isinstance(transition.get("to"), str):
+        raise AdapterFault(f"send() returned a transition without 'to' (a state): {transition!r}")
+    for key in ("from", "event", "original_target"):
+        value = transition.get(key)
+        if value is not None and not isinstance(value, str):
+            raise AdapterFault(f"send() returned {key!r} = {value!r}, not a string")
+    redirected = transition.get("redirected")
+    if redirected is not None and not isinstance(redirected, bool):
+        raise AdapterFault(f"send() returned 'redirected' = {redirected!r}, not true or false")
+    return transition

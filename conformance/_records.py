@@ -1,0 +1,337 @@
+"""The records of a run: what the JSON Lines report holds, and what every view is rendered from.
+
+A run is a header (:class:`RunHeader`), one :class:`PartRecord` per case part, and, when the
+run finished, a summary. The CLI streams them to ``--report json``, the pytest plugin gathers
+them from its items (across xdist workers), and the text, Markdown and JUnit views, the levels
+and the exit status are all computed from them, so a report written today can be rendered again
+tomorrow.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from conformance._adapter import Capabilities
+from conformance._cases import Case, Catalog, Selection
+from conformance._checks import Check
+from conformance._contract import REQUIREMENTS, Requirement
+from conformance._expected_failures import ExpectedFailure
+from conformance._levels import CaseVerdict, LevelReport, compute_levels
+from conformance._runner import CaseResult, PartResult
+
+REPORT_FORMAT = "ppconf-report/2"
+
+
+def kit_version() -> str:
+    """The installed kit's version (``unknown`` in a bare source tree)."""
+    try:
+        return version("ppconf")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def catalog_digest(cases: Sequence[Case]) -> str:
+    """A fingerprint of the cases' contents, so two reports say whether they ran the same ones."""
+    digest = hashlib.sha256()
+    for case in sorted(cases, key=lambda c: c.id):
+        data = case.document.data if case.document is not None else case.id
+        digest.update(json.dumps(data, sort_keys=True, ensure_ascii=False).encode())
+        digest.update(case.pack.text.encode())
+    return "sha256:" + digest.hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class RunHeader:
+    """What was run, against what.
+
+    Attributes:
+        adapter: the adapter spec as given (``reference``, ``module:Class``, ``cmd:...``).
+        capabilities: what the adapter says of itself (name, version, claims ...).
+        selection: the spec version and filters.
+        catalog_hash: :func:`catalog_digest` of the cases of the spec version.
+        catalog_cases: how many cases the spec version has in the catalog.
+        parts: the case parts of the whole spec version, ``(case id, part)``: a run that did not
+            report all of them is partial.
+        repeat: how many times each part ran (R5).
+        expected_failures: case id -> expected failure.
+        require_level: the headline level the run must reach, if any.
+        kit_version: the kit's version.
+    """
+
+    adapter: str
+    capabilities: Capabilities
+    selection: Selection
+    catalog_hash: str
+    catalog_cases: int
+    parts: tuple[tuple[str, str], ...]
+    repeat: int = 1
+    expected_failures: Mapping[str, ExpectedFailure] = field(default_factory=dict)
+    require_level: int | None = None
+    kit_version: str = field(default_factory=kit_version)
+
+    @classmethod
+    def of(
+        cls,
+        adapter: str,
+        capabilities: Capabilities,
+        catalog: Catalog,
+        selection: Selection,
+        *,
+        repeat: int = 1,
+        expected_failures: Mapping[str, ExpectedFailure] | None = None,
+        require_level: int | None = None,
+    ) -> RunHeader:
+        """The header of a run of ``selection`` over ``catalog``."""
+        full = catalog.select(Selection(spec_version=selection.spec_version))
+        return cls(
+            adapter=adapter,
+            capabilities=capabilities,
+            selection=selection,
+            catalog_hash=catalog_digest(full),
+            catalog_cases=len(full),
+            parts=tuple((case.id, part) for case in full for part in case.parts),
+            repeat=repeat,
+            expected_failures=dict(expected_failures or {}),
+            require_level=require_level,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "run",
+            "format": REPORT_FORMAT,
+            "kit": {"name": "ppconf", "version": self.kit_version},
+            "spec_version": self.selection.spec_version,
+            "catalog": {"hash": self.catalog_hash, "cases": self.catalog_cases},
+            "adapter": {"spec": self.adapter, **self.capabilities.to_dict()},
+            "selection": self.selection.to_dict(),
+            "parts": [list(part) for part in self.parts],
+            "repeat": self.repeat,
+            "expected_failures": {
+                case_id: {"reason": e.reason, "kind": e.kind}
+                for case_id, e in sorted(self.expected_failures.items())
+            },
+            "require_level": self.require_level,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunHeader:
+        adapter = dict(data["adapter"])
+        spec = adapter.pop("spec")
+        selection = data["selection"]
+        return cls(
+            adapter=spec,
+            capabilities=Capabilities.from_dict(adapter),
+            selection=Selection(
+                spec_version=data["spec_version"],
+                areas=tuple(selection.get("area", ())),
+                levels=tuple(selection.get("level", ())),
+                requirements=tuple(selection.get("requirement", ())),
+                ids=tuple(selection.get("id", ())),
+            ),
+            catalog_hash=data["catalog"]["hash"],
+            catalog_cases=data["catalog"]["cases"],
+            parts=tuple((str(c), str(p)) for c, p in data.get("parts", [])),
+            repeat=int(data.get("repeat", 1)),
+            expected_failures={
+                case_id: ExpectedFailure(e["reason"], e.get("kind", "fail"))
+                for case_id, e in (data.get("expected_failures") or {}).items()
+            },
+            require_level=data.get("require_level"),
+            kit_version=data["kit"]["version"],
+        )
+
+
+@dataclass(frozen=True)
+class PartRecord:
+    """One case part as it ended: the case's coordinates, the outcome, the checks.
+
+    Attributes:
+        case, area, level, requirement, description, file, line, rules: the case's.
+        part: ``load``, ``validation`` or a scenario name.
+        outcome, message, duration, checks: as the runner judged them.
+        pack: the case's pack document when the part did not pass (for pictures), else None.
+    """
+
+    case: str
+    area: str
+    level: int
+    requirement: str
+    description: str
+    file: str
+    line: int | None
+    rules: tuple[str, ...]
+    part: str
+    outcome: str
+    message: str
+    duration: float
+    checks: tuple[Check, ...]
+    pack: Mapping[str, Any] | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "passed"
+
+    @property
+    def findings(self) -> tuple[Check, ...]:
+        """Failed checks of a part that passed: weaker than the case's requirement."""
+        return tuple(c for c in self.checks if not c.passed) if self.passed else ()
+
+    @classmethod
+    def of(cls, case: Case, part: PartResult) -> PartRecord:
+        pointer = next((s.pointer for s in case.scenarios if s.name == part.part), f"/{part.part}")
+        line = case.document.locate(pointer).line if case.document is not None else None
+        return cls(
+            case=case.id,
+            area=case.area,
+            level=case.level,
+            requirement=case.requirement,
+            description=case.description,
+            file=case.source,
+            line=line,
+            rules=case.rules,
+            part=part.part,
+            outcome=part.outcome,
+            message=part.message,
+            duration=part.duration,
+            checks=part.checks,
+            pack=None if part.passed else case.pack.document,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "type": "part",
+            "case": self.case,
+            "area": self.area,
+            "level": self.level,
+            "requirement": self.requirement,
+            "description": self.description,
+            "file": self.file,
+            "line": self.line,
+            "rules": list(self.rules),
+            "part": self.part,
+            "outcome": self.outcome,
+            "message": self.message,
+            "duration": round(self.duration, 6),
+            "checks": [c.to_dict() for c in self.checks],
+        }
+        if self.pack is not None:
+            data["pack"] = self.pack
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PartRecord:
+        return cls(
+            case=data["case"],
+            area=data["area"],
+            level=int(data["level"]),
+            requirement=data["requirement"],
+            description=data.get("description", ""),
+            file=data.get("file", ""),
+            line=data.get("line"),
+            rules=tuple(data.get("rules", ())),
+            part=data["part"],
+            outcome=data["outcome"],
+            message=data.get("message", ""),
+            duration=float(data.get("duration", 0.0)),
+            checks=tuple(Check.from_dict(c) for c in data.get("checks", ())),
+            pack=data.get("pack"),
+        )
+
+
+def records_of(results: Iterable[CaseResult]) -> list[PartRecord]:
+    """The part records of case results, in order."""
+    return [PartRecord.of(result.case, part) for result in results for part in result.parts]
+
+
+def case_verdicts(records: Iterable[PartRecord]) -> list[CaseVerdict]:
+    """One verdict per case, from its part records, in the order the cases first appear.
+
+    A requirement's verdict is whether every check of it passed, in every part.
+    """
+    grouped: dict[str, list[PartRecord]] = {}
+    for record in records:
+        grouped.setdefault(record.case, []).append(record)
+    verdicts = []
+    for case_id, parts in grouped.items():
+        first = parts[0]
+        checks: dict[Requirement, bool] = {}
+        for requirement in REQUIREMENTS:
+            judged = [c.passed for p in parts for c in p.checks if c.requirement == requirement]
+            if judged:
+                checks[requirement] = all(judged)
+        if any(not p.passed and not p.checks for p in parts):
+            # A part that stopped before judging anything fails the case at its requirement.
+            checks[first.requirement] = False  # type: ignore[index]
+        failing = next((p for p in parts if not p.passed), None)
+        outcome = max((p.outcome for p in parts), key=_worse) if failing else "passed"
+        verdicts.append(
+            CaseVerdict(
+                id=case_id,
+                area=first.area,
+                level=first.level,
+                requirement=first.requirement,
+                outcome=outcome,
+                checks=checks,
+                message=failing.message if failing else "",
+            )
+        )
+    return verdicts
+
+
+_ORDER = ("passed", "skipped", "timeout", "errored", "flaky", "failed")
+
+
+def _worse(outcome: str) -> int:
+    return _ORDER.index(outcome) if outcome in _ORDER else len(_ORDER)
+
+
+def is_partial(header: RunHeader, records: Iterable[PartRecord]) -> bool:
+    """Whether the records leave out parts of the spec version (a filter, a deselection, a run
+    that did not finish)."""
+    if header.selection.partial:
+        return True
+    seen = {(r.case, r.part) for r in records}
+    return not set(header.parts) <= seen
+
+
+@dataclass(frozen=True)
+class Report:
+    """A run as its records tell it: everything a view needs.
+
+    Attributes:
+        header: what was run against what.
+        records: one per case part, in the order they ran.
+        complete: whether the run finished (its summary was written).
+    """
+
+    header: RunHeader
+    records: tuple[PartRecord, ...]
+    complete: bool = True
+
+    @property
+    def partial(self) -> bool:
+        """Whether the records cover less than the whole spec version."""
+        return is_partial(self.header, self.records)
+
+    def verdicts(self) -> list[CaseVerdict]:
+        return case_verdicts(self.records)
+
+    def levels(self) -> LevelReport:
+        return compute_levels(
+            self.verdicts(),
+            claims=self.header.capabilities.claims,
+            spec_version=self.header.selection.spec_version,
+            partial=self.partial,
+        )
+
+    def counts(self) -> dict[str, int]:
+        """Cases per outcome (the worst outcome of their parts)."""
+        counts = dict.fromkeys(_ORDER, 0)
+        for verdict in self.verdicts():
+            counts[verdict.outcome] = counts.get(verdict.outcome, 0) + 1
+        return counts

@@ -1,0 +1,58 @@
+"""The JUnit XML view of a run: one testsuite per area, one testcase per case part."""
+
+from __future__ import annotations
+
+from xml.etree import ElementTree
+
+from conformance._records import Report
+
+
+def render_junit(report: Report) -> bytes:
+    """JUnit XML; findings (failed SHOULD/MAY checks of passing parts) go to system-out."""
+    root = ElementTree.Element(
+        "testsuites", name="ppconf", spec_version=report.header.selection.spec_version
+    )
+    if not report.complete:
+        root.set("incomplete", "true")
+    suites: dict[str, ElementTree.Element] = {}
+    for record in report.records:
+        suite = suites.get(record.area)
+        if suite is None:
+            suite = suites[record.area] = ElementTree.SubElement(
+                root, "testsuite", name=record.area
+            )
+        element = ElementTree.SubElement(
+            suite,
+            "testcase",
+            classname=record.case,
+            name=record.part,
+            file=record.file,
+            time=f"{record.duration:.6f}",
+        )
+        properties = ElementTree.SubElement(element, "properties")
+        for key, value in (("level", str(record.level)), ("requirement", record.requirement)):
+            ElementTree.SubElement(properties, "property", name=key, value=value)
+        if record.outcome == "failed":
+            ElementTree.SubElement(element, "failure", message=record.message).text = record.message
+        elif record.outcome in ("errored", "timeout", "flaky"):
+            message = f"{record.outcome}: {record.message}"
+            ElementTree.SubElement(element, "error", message=message).text = message
+        elif record.outcome == "skipped":
+            ElementTree.SubElement(element, "skipped", message=record.message)
+        findings = record.findings
+        if findings:
+            ElementTree.SubElement(element, "system-out").text = "\n".join(
+                f"finding ({c.requirement}) {c.id}: {c.message}" for c in findings
+            )
+    for suite in suites.values():
+        cases = suite.findall("testcase")
+        suite.set("tests", str(len(cases)))
+        for tag, attribute in (
+            ("failure", "failures"),
+            ("error", "errors"),
+            ("skipped", "skipped"),
+        ):
+            suite.set(attribute, str(sum(1 for c in cases if c.find(tag) is not None)))
+    ElementTree.indent(root)
+    text: bytes = ElementTree.tostring(root, encoding="utf-8", xml_declaration=True)
+    return text + b"\n"

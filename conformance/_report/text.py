@@ -1,0 +1,150 @@
+"""The terminal view of a run: failures, findings, the level table and the verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from conformance._levels import LevelReport, describe_level
+from conformance._records import PartRecord, Report
+from conformance._tables import render_table
+from conformance._verdicts import Judgement, judge_report
+
+LEVEL_HEADERS = ["area", "level", "top", "MUST", "SHOULD (advisory)", "MAY", "claimed"]
+FINDINGS_SHOWN = 5
+"""Findings listed one by one per kind in the terminal; the reports list every one."""
+
+
+def level_rows(levels: LevelReport) -> list[list[str]]:
+    """One row per area: level, top, MUST/SHOULD/MAY counts, the runtime's claim."""
+    rows = []
+    for area in levels.areas:
+        percent = area.should_percent
+        should = f"{area.should[0]}/{area.should[1]}"
+        if percent is not None:
+            should += f" ({percent:.0f}%)"
+        claim = levels.claims.get(area.area)
+        rows.append(
+            [
+                area.area,
+                describe_level(area.level),
+                str(area.top),
+                f"{area.must[0]}/{area.must[1]}",
+                should,
+                f"{area.may[0]}/{area.may[1]}",
+                "-" if claim is None else str(claim),
+            ]
+        )
+    return rows
+
+
+def scope_line(levels: LevelReport) -> str:
+    """What the levels are about: the spec version, and whether they certify anything."""
+    text = f"spec version {levels.spec_version}"
+    if levels.partial:
+        text += "; PARTIAL selection: these levels describe only the cases run and certify nothing"
+    return text
+
+
+def headline_line(levels: LevelReport) -> str:
+    covered = ", ".join(levels.headline_areas) or "none"
+    which = "claimed areas" if any(a in levels.claims for a in levels.headline_areas) else "areas"
+    return f"headline level: {describe_level(levels.headline)} (over the {which}: {covered})"
+
+
+def render_levels(levels: LevelReport) -> str:
+    """The level table, headline, why each area stops where it does, and claims called out."""
+    lines = [
+        scope_line(levels),
+        render_table(LEVEL_HEADERS, level_rows(levels)),
+        headline_line(levels),
+    ]
+    for area in levels.areas:
+        if area.level is None or area.level < area.top:
+            lines.append(f"{area.area}: {area.reason}")
+    lines.extend(f"claim: {note}" for note in levels.claim_notes)
+    return "\n".join(lines)
+
+
+def claimed_first(report: Report, records: Iterable[PartRecord]) -> list[PartRecord]:
+    """Records of the areas the runtime claims first, the rest after, each in run order."""
+    claims = report.header.capabilities.claims
+    chosen = list(records)
+    return [r for r in chosen if r.area in claims] + [r for r in chosen if r.area not in claims]
+
+
+def render_failures(report: Report) -> list[str]:
+    """Every part that did not pass, claimed areas first; listed expected failures tagged."""
+    expected = report.header.expected_failures
+    lines = []
+    for record in claimed_first(report, (r for r in report.records if not r.passed)):
+        entry = expected.get(record.case)
+        tag = "XFAIL" if entry is not None and entry.covers(record.outcome) else record.outcome
+        lines.append(
+            f"{tag.upper()} {record.case} [{record.part}] "
+            f"({record.area} L{record.level} {record.requirement})"
+        )
+        lines.append(f"  {record.message}")
+        if tag == "XFAIL" and entry is not None:
+            lines.append(f"  expected: {entry.reason}")
+    for case_id in sorted(expected):
+        parts = [r for r in report.records if r.case == case_id]
+        if parts and all(r.passed for r in parts):
+            lines.append(f"XPASS {case_id}: passes but is listed as an expected failure")
+    return lines
+
+
+def finding_groups(records: Iterable[PartRecord]) -> dict[tuple[str, str], list[str]]:
+    """Findings grouped by requirement and kind of check: ``(MAY, "error ... at PATH")``."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for record in records:
+        for check in record.findings:
+            kind = _kind(check.id)
+            groups.setdefault((check.requirement, kind), []).append(
+                f"{record.case} [{record.part}] {check.id}: {check.message}"
+            )
+    return dict(sorted(groups.items(), key=lambda item: (item[0][0] != "SHOULD", item[0][1])))
+
+
+def _kind(check_id: str) -> str:
+    words = check_id.split(" ")
+    if " at " in check_id:
+        return f"{words[0]} ... at PATH"
+    return words[0]
+
+
+def render_findings(report: Report) -> list[str]:
+    """SHOULD and MAY checks that failed in cases that pass: grouped, counted, never dropped."""
+    groups = finding_groups(report.records)
+    if not groups:
+        return []
+    total = sum(len(items) for items in groups.values())
+    lines = [f"findings ({total}): SHOULD and MAY checks that failed in parts that pass"]
+    for (requirement, kind), items in groups.items():
+        lines.append(f"  {requirement} {kind}: {len(items)}")
+        for item in items[:FINDINGS_SHOWN]:
+            lines.append(f"    {item}")
+        if len(items) > FINDINGS_SHOWN:
+            lines.append(f"    ... {len(items) - FINDINGS_SHOWN} more (all in --report md/json)")
+    return lines
+
+
+def counts_line(report: Report) -> str:
+    counts = report.counts()
+    shown = ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n)
+    name = report.header.capabilities.name
+    return f"{sum(counts.values())} cases ({shown or 'none run'}) against {name}"
+
+
+def render_text(report: Report, judgement: Judgement | None = None) -> str:
+    """The whole terminal summary of a run."""
+    judgement = judgement or judge_report(report)
+    lines: list[str] = [*render_failures(report), *render_findings(report)]
+    lines.append(render_levels(report.levels()))
+    lines.append(counts_line(report))
+    if not report.complete:
+        lines.append("the run did not finish: these are the results it has")
+    lines.extend(judgement.problems)
+    return "\n".join(lines)
+
+
+__all__: Sequence[str] = ["render_levels", "render_text"]

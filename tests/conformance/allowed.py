@@ -1,0 +1,237 @@
+"""Runtimes that make choices the RFCs allow: the kit must give them the reference's levels.
+
+Each wraps the reference adapter and changes one thing SEMANTICS section 0 leaves open (R2-R4).
+``ppconf run --adapter allowed:Name`` with this folder on ``sys.path``.
+
+=============================  ====================================================================
+``BudgetStatusAtOnce``          reports ``budget_exhausted`` as soon as a tool-call or wall-time
+                                limit is reached, before the next event (R4, X8)
+``SchemaErrorsWithoutPointers``  reports ``schema`` errors with no JSON pointer (R2: pointers MAY)
+``RedundantErrors``             reports every error twice, the second time as ``schema`` (R2:
+                                extra errors on an invalid pack are fine)
+``NoKitLints``                  never reports the kit's own lints (R3: MAY)
+``Version3AsVersion2``          starts a ``version: 3`` workflow as version 2 (R4, X16: refusing
+                                at start is SHOULD)
+``OtherMergeOrder``             merges parallel branches in reverse branch order (R4, C3)
+``BranchJumps``                 a branch jumps to its taken target, skipping the steps between
+                                (R4, C2)
+=============================  ====================================================================
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from conformance import Capabilities, PackInput, ReferenceAdapter
+
+KIT_LINTS = (
+    "no-terminal-path",
+    "no-terminal-state",
+    "loop-without-budget",
+    "artifact-mode-conflict",
+    "persistence-unknown",
+    "join-without-depends-on",
+    "composition-unreferenced",
+    "parallel-member-kind",
+)
+
+
+class Variant(ReferenceAdapter):
+    """The reference under another name."""
+
+    NAME = "variant"
+
+    def capabilities(self) -> Capabilities:
+        real = super().capabilities()
+        return Capabilities(self.NAME, "0.0", "python", real.claims, real.extensions)
+
+
+def _with_document(pack: PackInput, document: dict[str, Any]) -> PackInput:
+    return PackInput(json.dumps(document), "json", document, pack.source)
+
+
+# -- sessions ----------------------------------------------------------------------------------
+
+
+class _EagerBudgetSession:
+    """A reference session whose status turns ``budget_exhausted`` as soon as the tool-call or
+    wall-time limit is reached (the RFC's "the workflow terminates" taken at once)."""
+
+    def __init__(self, session: Any, budget: Mapping[str, Any]) -> None:
+        self._session = session
+        self._budget = budget
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+    def state(self) -> Mapping[str, Any]:
+        state = dict(self._session.state())
+        tools, wall = self._budget.get("max_tool_calls"), self._budget.get("max_wall_time_sec")
+        reached = (tools is not None and state["tool_calls"] >= tools) or (
+            wall is not None and state["elapsed_sec"] >= wall
+        )
+        if state["status"] == "active" and reached:
+            state["status"] = "budget_exhausted"
+            state["available_events"] = []
+        return state
+
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        return self._session.send(event, source)  # type: ignore[no-any-return]
+
+    def set_artifact(self, name: str, value: str) -> None:
+        self._session.set_artifact(name, value)
+
+    def record_tool_calls(self, count: int) -> None:
+        self._session.record_tool_calls(count)
+
+    def advance_clock(self, seconds: float) -> None:
+        self._session.advance_clock(seconds)
+
+    def snapshot(self) -> Any:
+        return self._session.snapshot()
+
+
+class BudgetStatusAtOnce(Variant):
+    NAME = "budget-status-at-once"
+
+    def _wrap(self, pack: PackInput, session: Any) -> Any:
+        workflow = (pack.document or {}).get("workflow") or {}
+        budget = (workflow.get("engine") or {}).get("budget") or {}
+        return _EagerBudgetSession(session, budget)
+
+    def start(self, pack: PackInput) -> Any:
+        return self._wrap(pack, super().start(pack))
+
+    def restore(self, pack: PackInput, snapshot: Any) -> Any:
+        return self._wrap(pack, super().restore(pack, snapshot))
+
+
+# -- validation --------------------------------------------------------------------------------
+
+
+class SchemaErrorsWithoutPointers(Variant):
+    NAME = "schema-errors-without-pointers"
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        return [
+            {**d, "path": None} if d["code"] == "schema" else d for d in super().validate(pack)
+        ]
+
+
+class RedundantErrors(Variant):
+    NAME = "redundant-errors"
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        found = list(super().validate(pack))
+        extra = [
+            {**d, "code": "schema", "message": "again, as a schema violation"}
+            for d in found
+            if d["severity"] == "error"
+        ]
+        return found + extra
+
+
+class NoKitLints(Variant):
+    NAME = "no-kit-lints"
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        return [d for d in super().validate(pack) if d["code"] not in KIT_LINTS]
+
+
+# -- starting ----------------------------------------------------------------------------------
+
+
+class Version3AsVersion2(Variant):
+    NAME = "version-3-as-version-2"
+
+    def start(self, pack: PackInput) -> Any:
+        document = pack.document or {}
+        workflow = document.get("workflow")
+        if isinstance(workflow, dict) and workflow.get("version") == 3:
+            pack = _with_document(pack, {**document, "workflow": {**workflow, "version": 2}})
+        return super().start(pack)
+
+
+# -- compositions ------------------------------------------------------------------------------
+
+
+class OtherMergeOrder(Variant):
+    """Merges parallel branches last-first: as if ``branches`` were listed the other way round."""
+
+    NAME = "other-merge-order"
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        return super().run_composition(_reversed_branches(pack), name, input, mocks)
+
+
+def _reversed_branches(pack: PackInput) -> PackInput:
+    document = pack.document or {}
+    compositions = document.get("compositions")
+    if not isinstance(compositions, dict):
+        return pack
+    changed = {}
+    for key, composition in compositions.items():
+        steps = composition.get("steps") if isinstance(composition, dict) else None
+        if not isinstance(steps, list):
+            changed[key] = composition
+            continue
+        changed[key] = {
+            **composition,
+            "steps": [
+                {**step, "branches": list(reversed(step["branches"]))}
+                if isinstance(step, dict)
+                and step.get("kind") == "parallel"
+                and isinstance(step.get("branches"), list)
+                else step
+                for step in steps
+            ],
+        }
+    return _with_document(pack, {**document, "compositions": changed})
+
+
+class BranchJumps(Variant):
+    """A taken branch jumps to its target: the steps between the branch and the target are
+    skipped, as if they depended on the arm not taken."""
+
+    NAME = "branch-jumps"
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        first = super().run_composition(pack, name, input, mocks)
+        jumped = _jumping(pack, name, first.get("trace") or [])
+        if jumped is None:
+            return first
+        return super().run_composition(jumped, name, input, mocks)
+
+
+def _jumping(pack: PackInput, name: str, trace: list[Any]) -> PackInput | None:
+    """The pack with every step between a branch and its taken target made to depend on the
+    arm not taken (so it is skipped), or None when no branch jumped over anything."""
+    document = pack.document or {}
+    composition = (document.get("compositions") or {}).get(name)
+    steps = composition.get("steps") if isinstance(composition, dict) else None
+    if not isinstance(steps, list):
+        return None
+    index = {s.get("id"): i for i, s in enumerate(steps) if isinstance(s, dict)}
+    changed = list(steps)
+    for entry in trace:
+        decision = entry.get("decision") if isinstance(entry, dict) else None
+        if not isinstance(decision, dict) or entry.get("step") not in index:
+            continue
+        taken, skipped = decision.get("taken"), decision.get("skipped")
+        start, end = index[entry["step"]], index.get(taken)
+        if skipped is None or end is None:
+            continue
+        for i in range(start + 1, end):
+            step = changed[i]
+            if isinstance(step, dict) and step.get("id") != skipped:
+                changed[i] = {**step, "depends_on": [skipped]}
+    if changed == steps:
+        return None
+    compositions = {**document["compositions"], name: {**composition, "steps": changed}}
+    return _with_document(pack, {**document, "compositions": compositions})
