@@ -126,7 +126,8 @@ class Scenario:
         name: unique within the case.
         steps: the inputs, in order.
         final: what must be observed at the end, if anything.
-        start_rejection: the code the start must be refused with, if it must be refused.
+        start_rejection: the codes (any of them) the start must be refused with, if it must be
+            refused.
         start_state: RFC 0011: start at this state instead of the entry.
         start_agent: RFC 0011: start at the state backing this agents member.
         pointer: the scenario's JSON pointer in the case file.
@@ -136,7 +137,7 @@ class Scenario:
     name: str
     steps: tuple[Step, ...]
     final: Mapping[str, Any] | None
-    start_rejection: str | None
+    start_rejection: tuple[str, ...] | None
     pointer: str
     description: str = ""
     start_state: str | None = None
@@ -206,15 +207,18 @@ class Case:
             for ref in self.validation.errors + self.validation.warnings:
                 found.update(ref.codes)
         for scenario in self.scenarios:
-            if scenario.start_rejection:
-                found.add(scenario.start_rejection)
+            found.update(scenario.start_rejection or ())
             for step in scenario.steps:
-                rejection = (step.expect or {}).get("rejection")
-                if isinstance(rejection, Mapping):
-                    found.add(rejection["code"])
-                elif isinstance(rejection, str):
-                    found.add(rejection)
-                found.update(_codes_in((step.expect or {}).get("composition")))
+                expect = step.expect or {}
+                for alternative in (expect, *expect.get("any_of", ())):
+                    rejection = alternative.get("rejection")
+                    if isinstance(rejection, Mapping):
+                        rejection = rejection["code"]
+                    if isinstance(rejection, str):
+                        found.add(rejection)
+                    elif isinstance(rejection, list):
+                        found.update(rejection)
+                    found.update(_codes_in(alternative.get("composition")))
         return found
 
 
@@ -391,16 +395,21 @@ def _scenario(data: Mapping[str, Any], pointer: str) -> Scenario:
             arguments = {}
         steps.append(Step(kind, arguments, raw.get("expect"), f"{pointer}/steps/{index}"))
     start = data.get("start") or {}
+    refusal = start.get("rejection")
     return Scenario(
         name=data["name"],
         steps=tuple(steps),
         final=data.get("final"),
-        start_rejection=start.get("rejection"),
+        start_rejection=(refusal,) if isinstance(refusal, str) else _tuple(refusal),
         pointer=pointer,
         description=data.get("description", ""),
         start_state=start.get("at_state"),
         start_agent=start.get("agent"),
     )
+
+
+def _tuple(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else tuple(value)
 
 
 def _check_scenario_names(data: dict[str, Any], document: Document) -> None:

@@ -213,7 +213,9 @@ def _claim_notes(
             notes.append(f"claims {area} Level {claim}, an area this spec version does not have")
         elif not 0 <= claim <= TOP_LEVEL[area]:
             notes.append(f"claims {area} Level {claim}, but {area} has Levels 0-{TOP_LEVEL[area]}")
-        elif (level := measured[area]) is None or level < claim:
+        elif (level := measured[area]) is None and partial:
+            continue  # not in this selection: nothing measured, nothing to say
+        elif level is None or level < claim:
             shown = describe_level(level)
             qualifier = " on this partial selection" if partial else ""
             notes.append(f"claims {area} Level {claim}, measured {shown}{qualifier}")

@@ -452,15 +452,19 @@ def _start(script: _Script, guard: Guard) -> GuardedSession | None:
             script.case.pack, state=scenario.start_state, agent=scenario.start_agent
         )
     except Rejected as rejection:
-        if wanted == rejection.code:
+        if wanted is not None and rejection.code in wanted:
             return None
-        expected = f"expected a refusal with {wanted}" if wanted else "expected it to start"
+        expected = (
+            f"expected a refusal with {' or '.join(wanted)}" if wanted else "expected it to start"
+        )
         raise script.fail(
             f"the session refused to start {how} with {_describe(rejection)}, {expected}"
         ) from None
     if wanted is not None:
         session.close()
-        raise script.fail(f"the session started {how}, expected a refusal with {wanted}")
+        raise script.fail(
+            f"the session started {how}, expected a refusal with {' or '.join(wanted)}"
+        )
     return session
 
 
@@ -503,37 +507,87 @@ def _run_step(
         script.taken.append(
             {k: transition.get(k) for k in ("from", "to", "event") if k in transition}
         )
+    observed = _Observed(rejection, transition, composition, session)
     expect = step.expect or {}
+    alternatives = expect.get("any_of")
+    if alternatives is None:
+        miss = _miss(expect, observed)
+        if miss is not None:
+            raise script.fail(miss[0], number, miss[1])
+        return session
+    misses = [_miss(alternative, observed) for alternative in alternatives]
+    if all(miss is not None for miss in misses):
+        shown = "; ".join(f"({i}) {miss[0]}" for i, miss in enumerate(misses, 1) if miss)
+        raise script.fail(f"matches none of the {len(misses)} allowed results: {shown}", number)
+    return session
+
+
+class _Observed:
+    """What one step did: refused or not, its transition or composition result, and the session
+    (whose data is read once, when an expectation first asks for it)."""
+
+    def __init__(
+        self,
+        rejection: Rejected | None,
+        transition: Mapping[str, Any] | None,
+        composition: Mapping[str, Any] | None,
+        session: GuardedSession | None,
+    ) -> None:
+        self.rejection = rejection
+        self.transition = transition
+        self.composition = composition
+        self.session = session
+        self._state: Mapping[str, Any] | None = None
+
+    def state(self) -> Mapping[str, Any] | None:
+        if self._state is None and self.session is not None:
+            self._state = self.session.state()
+        return self._state
+
+
+def _miss(expect: Mapping[str, Any], observed: _Observed) -> tuple[str, Mismatch | None] | None:
+    """How a step's result misses one expectation (``None``: it matches)."""
     wanted = expect.get("rejection")
+    rejection, transition = observed.rejection, observed.transition
     if rejection is not None:
         if wanted is None:
-            raise script.fail(f"rejected with {_describe(rejection)}, expected acceptance", number)
-        code, limit = (
-            (wanted, None) if isinstance(wanted, str) else (wanted["code"], wanted.get("limit"))
-        )
-        if rejection.code != code or (limit is not None and rejection.limit != limit):
-            expected = code + (f" ({limit})" if limit else "")
-            raise script.fail(f"expected rejection {expected}, got {_describe(rejection)}", number)
+            return f"rejected with {_describe(rejection)}, expected acceptance", None
+        codes, limit = _wanted_codes(wanted)
+        if rejection.code not in codes or (limit is not None and rejection.limit != limit):
+            return (
+                f"expected rejection {_describe_wanted(wanted)}, got {_describe(rejection)}",
+                None,
+            )
     elif wanted is not None:
         shown = f" ({transition.get('from')} -> {transition.get('to')})" if transition else ""
-        raise script.fail(f"accepted{shown}, expected rejection {_describe_wanted(wanted)}", number)
+        return f"accepted{shown}, expected rejection {_describe_wanted(wanted)}", None
     if "transition" in expect:
-        observed = {"redirected": False, **(transition or {})}
-        mismatch = compare({"$subset": expect["transition"]}, observed, "transition")
+        seen = {"redirected": False, **(transition or {})}
+        mismatch = compare({"$subset": expect["transition"]}, seen, "transition")
         if mismatch:
-            raise script.fail(str(mismatch), number, mismatch)
+            return str(mismatch), mismatch
     if "composition" in expect:
-        mismatch = compare(expect["composition"], composition or missing(), "composition")
+        mismatch = compare(expect["composition"], observed.composition or missing(), "composition")
         if mismatch:
-            raise script.fail(str(mismatch), number, mismatch)
+            return str(mismatch), mismatch
     if any(key in expect for key in OBSERVATIONS):
-        if session is None:
-            raise script.fail("the case checks session data, but no session runs", number)
+        state = observed.state()
+        if state is None:
+            return "the case checks session data, but no session runs", None
         wanted_state = {k: v for k, v in expect.items() if k in OBSERVATIONS}
-        mismatch = _compare_observations(wanted_state, session.state())
+        mismatch = _compare_observations(wanted_state, state)
         if mismatch:
-            raise script.fail(str(mismatch), number, mismatch)
-    return session
+            return str(mismatch), mismatch
+    return None
+
+
+def _wanted_codes(wanted: Any) -> tuple[tuple[str, ...], str | None]:
+    """The rejection codes any of which is right, and the limit if the case names one."""
+    if isinstance(wanted, Mapping):
+        code, limit = wanted["code"], wanted.get("limit")
+    else:
+        code, limit = wanted, None
+    return ((code,) if isinstance(code, str) else tuple(code)), limit
 
 
 def _compare_observations(expected: Mapping[str, Any], state: Mapping[str, Any]) -> Mismatch | None:
@@ -550,9 +604,8 @@ def _describe(rejection: Rejected) -> str:
 
 
 def _describe_wanted(wanted: Any) -> str:
-    if isinstance(wanted, str):
-        return wanted
-    return str(wanted["code"]) + (f" ({wanted['limit']})" if wanted.get("limit") else "")
+    codes, limit = _wanted_codes(wanted)
+    return " or ".join(codes) + (f" ({limit})" if limit else "")
 
 
 __all__ = ["PART_NAMES", "CaseResult", "Outcome", "PartResult", "Runner", "judge_validation"]

@@ -115,9 +115,7 @@ class SchemaErrorsWithoutPointers(Variant):
     NAME = "schema-errors-without-pointers"
 
     def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
-        return [
-            {**d, "path": None} if d["code"] == "schema" else d for d in super().validate(pack)
-        ]
+        return [{**d, "path": None} if d["code"] == "schema" else d for d in super().validate(pack)]
 
 
 class RedundantErrors(Variant):

@@ -167,5 +167,3 @@ class RaisesBaseException(_Reference):
 
     def start(self, pack: PackInput) -> Any:
         raise Boom("out of nowhere")
-
-

@@ -109,7 +109,7 @@ def test_a_case_loads_into_the_model(write_catalog: WriteCatalog, case_text: Cas
     assert submit.steps[1].expect is None
     assert submit.steps[3].pointer == "/scenarios/0/steps/3"
     assert submit.final == {"state": "review"}
-    assert refused.start_rejection == "workflow-version-unsupported"
+    assert refused.start_rejection == ("workflow-version-unsupported",)
     assert refused.steps == ()
     assert case.codes == {"event-name-style", "workflow-version-unsupported"}
 

@@ -51,7 +51,10 @@ def report(catalog: Catalog) -> Report:
     case = {c.id: c for c in catalog.cases}
     finding = Check("error code entry-unknown", "SHOULD", False, "expected error entry-unknown")
     results = [
-        (case["workflow.t.ok"], PartResult("submit", "passed", "", 0.1, (must("s", True), finding))),
+        (
+            case["workflow.t.ok"],
+            PartResult("submit", "passed", "", 0.1, (must("s", True), finding)),
+        ),
         (
             case["workflow.t.bad"],
             PartResult("submit", "failed", 'a.yaml:3: expected "x" <&>', 0.2, (must("s", False),)),

@@ -960,3 +960,53 @@ def test_a_part_that_ends_differently_between_runs_is_flaky(
 def test_repeat_must_be_positive() -> None:
     with pytest.raises(ValueError, match="repeat"):
         Runner(ReferenceAdapter(), repeat=0)
+
+
+# -- alternatives the RFC allows (R1) ------------------------------------------------------------
+
+ALTERNATIVES_BODY = """\
+scenarios:
+  - name: either
+    steps:
+      - event: Nope
+        expect: {rejection: [unknown-event, terminal-state], state: draft}
+      - event: Submit
+        expect:
+          any_of:
+            - {rejection: budget-exhausted}
+            - {transition: {to: review}, status: completed}
+"""
+
+
+def test_a_rejection_may_name_alternative_codes(make_case: Callable[..., Case]) -> None:
+    case = make_case(body=ALTERNATIVES_BODY)
+    assert Runner(ReferenceAdapter()).run(case).passed
+    part = only_part(Runner(RefusesToStart("x")).run(make_case(body=ALTERNATIVES_BODY)))
+    assert part.outcome == "failed"
+
+
+class RefusesEverything(Delegate):
+    def start(self, pack: PackInput) -> Any:
+        class Session(SessionDelegate):
+            def send(self, event: str, source: str) -> Mapping[str, Any]:
+                raise Rejected("budget-exhausted" if event == "Submit" else "odd-code")
+
+        return Session(super().start(pack))
+
+
+def test_any_of_takes_any_listed_result(make_case: Callable[..., Case]) -> None:
+    part = only_part(Runner(RefusesEverything()).run(make_case(body=ALTERNATIVES_BODY)))
+    assert part.outcome == "failed"
+    assert "expected rejection unknown-event or terminal-state, got odd-code" in part.message
+    lenient = ALTERNATIVES_BODY.replace("[unknown-event, terminal-state]", "[odd-code, x]")
+    assert only_part(Runner(RefusesEverything()).run(make_case(body=lenient))).passed
+
+
+def test_any_of_names_every_miss(make_case: Callable[..., Case]) -> None:
+    body = ALTERNATIVES_BODY.replace("to: review", "to: elsewhere")
+    part = only_part(Runner(ReferenceAdapter()).run(make_case(body=body)))
+    assert part.outcome == "failed"
+    assert "matches none of the 2 allowed results: (1) accepted (draft -> review), expected" in (
+        part.message
+    )
+    assert '(2) transition.to: expected "elsewhere", got "review"' in part.message
