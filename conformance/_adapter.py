@@ -34,6 +34,53 @@ class Capabilities:
     claims: Mapping[str, int] = field(default_factory=dict)
     extensions: Sequence[str] = ()
 
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON data: ``{name, version, language, claims: {area: level}, extensions: [...]}``."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "language": self.language,
+            "claims": dict(self.claims),
+            "extensions": list(self.extensions),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Capabilities:
+        """Read what :meth:`to_dict` writes; only ``name`` is required.
+
+        Raises:
+            ValueError: a field is missing, unknown or of the wrong type (the message names it).
+        """
+        unknown = sorted(set(data) - {"name", "version", "language", "claims", "extensions"})
+        if unknown:
+            raise ValueError(f"capabilities have no field {unknown[0]!r}")
+        if "name" not in data:
+            raise ValueError("capabilities need a name")
+        for key in ("name", "version", "language"):
+            if not isinstance(data.get(key, ""), str):
+                raise ValueError(f"capabilities: {key} must be a string, not {data[key]!r}")
+        claims = data.get("claims", {})
+        if not isinstance(claims, Mapping) or not all(
+            isinstance(area, str) and type(level) is int for area, level in claims.items()
+        ):
+            raise ValueError(
+                f"capabilities: claims must map each area to an integer level, not {claims!r}"
+            )
+        extensions = data.get("extensions", [])
+        if not isinstance(extensions, list | tuple) or not all(
+            isinstance(name, str) for name in extensions
+        ):
+            raise ValueError(
+                f"capabilities: extensions must be a list of names, not {extensions!r}"
+            )
+        return cls(
+            name=data["name"],
+            version=data.get("version", ""),
+            language=data.get("language", ""),
+            claims=dict(claims),
+            extensions=tuple(extensions),
+        )
+
 
 @runtime_checkable
 class AdapterSession(Protocol):
