@@ -1,14 +1,12 @@
 """A runtime that answers one request (by default the second ``state``) twice.
 
-By default the two answers go out in one write. With ``--pause SECONDS`` the second follows
-that long after the first. With ``--late`` it goes out only when the next request arrives,
-just before that request's own answer.
+By default the two answers go out in one write. With ``--late`` the second goes out only when
+the next request arrives, just before that request's own answer.
 """
 
 from __future__ import annotations
 
 import argparse
-import time
 
 from fake_protocol_server import Request, behave, main
 
@@ -24,10 +22,6 @@ def twice(request: Request) -> bool:
     if request.args.late:
         request.write(line)
         _owed.append(line)
-    elif request.args.pause:
-        request.write(line)
-        time.sleep(request.args.pause)
-        request.write(line)
     else:
         request.write(line + line)
     return stop
@@ -41,7 +35,6 @@ def then_behave(request: Request) -> bool:
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--late", action="store_true")
-    parser.add_argument("--pause", type=float, default=0.0)
 
 
 if __name__ == "__main__":
