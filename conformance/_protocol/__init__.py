@@ -8,30 +8,23 @@
 - :mod:`.adapter`: :class:`SubprocessAdapter`, the kit's adapter interface on the client.
 """
 
-from conformance._protocol.adapter import SubprocessAdapter, SubprocessSession
+from conformance._protocol.adapter import SubprocessAdapter
 from conformance._protocol.client import DEFAULT_REQUEST_TIMEOUT, MAX_FAILED_STARTS
 from conformance._protocol.messages import (
-    FAULT_CODES,
-    PACK_REJECTED,
     PROTOCOL_VERSION,
     ProtocolError,
     check_message,
     decode,
     encode,
-    pack_message,
 )
 
 __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
-    "FAULT_CODES",
     "MAX_FAILED_STARTS",
-    "PACK_REJECTED",
     "PROTOCOL_VERSION",
     "ProtocolError",
     "SubprocessAdapter",
-    "SubprocessSession",
     "check_message",
     "decode",
     "encode",
-    "pack_message",
 ]

@@ -301,6 +301,9 @@ class ProtocolClient:
             self.fault(f"no answer to {op!r} within {timeout:g} s (hung?)")
         except LineTooLong as too_long:
             self.fault(f"a response line is longer than {too_long.limit:,} bytes")
+        except BaseException:  # interrupted half way (a signal): the stream is in no known state
+            self._discard()
+            raise
         self._transcribe(line)
         try:
             reply = decode(line)

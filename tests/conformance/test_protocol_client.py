@@ -372,6 +372,42 @@ def test_terminate_ends_a_pending_request_at_once(
     assert log.read_text(encoding="utf-8").count("hello") == 1
 
 
+class Interrupted(BaseException):
+    """What a signal handler may raise (as KeyboardInterrupt does)."""
+
+
+def test_an_interrupted_request_leaves_no_process_behind(
+    adapters: Callable[..., SubprocessAdapter], tmp_path: Path
+) -> None:
+    """The request is abandoned half way: its process group goes, the next request starts
+    afresh (the stream of the old process is in no known state)."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers run in the main thread only")
+    log = tmp_path / "log"
+    log.touch()
+    hangs = command("hangs", "--op", "load", "--nth", 1, "--once", tmp_path / "hung", "--log", log)
+    adapter = adapters(behind_a_shell(tmp_path, hangs), timeout=PATIENT)
+    adapter.capabilities()
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise Interrupted
+
+    def send_the_signal() -> None:
+        wait_for(lambda: "load" in log.read_text(encoding="utf-8"), "the load request")
+        os.kill(os.getpid(), signal.SIGUSR1)
+
+    previous = signal.signal(signal.SIGUSR1, handler)
+    try:
+        threading.Thread(target=send_the_signal, daemon=True).start()
+        with pytest.raises(Interrupted):
+            adapter.load(PACK)
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert_no_survivor(tmp_path)
+    adapter.load(PACK)  # a fresh process, which behaves
+    assert log.read_text(encoding="utf-8").splitlines() == ["hello", "load", "hello", "load"]
+
+
 # -- stray lines --------------------------------------------------------------------------------
 
 
