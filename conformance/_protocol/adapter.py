@@ -92,9 +92,8 @@ class SubprocessAdapter:
         self.client.request("load", {"pack": pack_message(pack)})
 
     def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
-        diagnostics = self.client.request("validate", {"pack": pack_message(pack)}).get(
-            "diagnostics"
-        )
+        reply = self.client.request("validate", {"pack": pack_message(pack)})
+        diagnostics = reply.get("diagnostics")
         if not isinstance(diagnostics, list) or not all(isinstance(d, dict) for d in diagnostics):
             self.client.fault("validate answered without a diagnostics list")
         return diagnostics
