@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 
 from conformance._adapter import Adapter
 from conformance._cases import Case, load_catalog
+from conformance._protocol import SubprocessAdapter
 from conformance._reference_adapter import ReferenceAdapter
 from conformance._runner import DEFAULT_TIMEOUT, Runner
-from conformance._subprocess import SubprocessAdapter
 
 TARGET = 300  # scenarios per second through the protocol
 SERVE = (sys.executable, "-m", "conformance", "serve")

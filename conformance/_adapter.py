@@ -115,26 +115,37 @@ class Capabilities:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Capabilities:
-        """Read :meth:`to_dict` data back.
+        """Read what :meth:`to_dict` writes; only ``name`` is required.
 
         Raises:
-            ValueError: a field has the wrong type (claims must map area names to integers).
+            ValueError: a field is missing, unknown or of the wrong type (the message names it).
         """
-        claims = data.get("claims") or {}
-        extensions = data.get("extensions") or []
+        unknown = sorted(set(data) - {"name", "version", "language", "claims", "extensions"})
+        if unknown:
+            raise ValueError(f"capabilities have no field {unknown[0]!r}")
+        if "name" not in data:
+            raise ValueError("capabilities need a name")
+        for key in ("name", "version", "language"):
+            if not isinstance(data.get(key, ""), str):
+                raise ValueError(f"capabilities: {key} must be a string, not {data[key]!r}")
+        claims = data.get("claims", {})
         if not isinstance(claims, Mapping) or not all(
-            isinstance(k, str) and type(v) is int for k, v in claims.items()
+            isinstance(area, str) and type(level) is int for area, level in claims.items()
         ):
-            raise ValueError(f"claims must map area names to integer levels, not {claims!r}")
-        if not isinstance(extensions, list) or not all(isinstance(e, str) for e in extensions):
-            raise ValueError(f"extensions must be a list of names, not {extensions!r}")
-        name = data.get("name")
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"name must be a non-empty string, not {name!r}")
+            raise ValueError(
+                f"capabilities: claims must map each area to an integer level, not {claims!r}"
+            )
+        extensions = data.get("extensions", [])
+        if not isinstance(extensions, list | tuple) or not all(
+            isinstance(name, str) for name in extensions
+        ):
+            raise ValueError(
+                f"capabilities: extensions must be a list of names, not {extensions!r}"
+            )
         return cls(
-            name=name,
-            version=str(data.get("version") or ""),
-            language=str(data.get("language") or ""),
+            name=data["name"],
+            version=data.get("version", ""),
+            language=data.get("language", ""),
             claims=dict(claims),
             extensions=tuple(extensions),
         )

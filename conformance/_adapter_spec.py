@@ -8,8 +8,8 @@ from typing import IO
 
 from conformance._adapter import Adapter
 from conformance._errors import AdapterError
+from conformance._protocol import DEFAULT_REQUEST_TIMEOUT, SubprocessAdapter
 from conformance._reference_adapter import ReferenceAdapter
-from conformance._subprocess import DEFAULT_REQUEST_TIMEOUT, SubprocessAdapter
 
 REFERENCE = "reference"
 

@@ -21,6 +21,13 @@ class AdapterFault(Exception):
     """An adapter broke the protocol (died, hung, wrote garbage); the case part is errored."""
 
 
+class AdapterGaveUp(AdapterFault):
+    """The adapter failed to start too many times in a row; no more starts will be tried.
+
+    The run cannot go on: stop it with this message and keep what was measured so far.
+    """
+
+
 # -- signals raised by adapters ----------------------------------------------------------------
 
 

@@ -14,7 +14,14 @@ from typing import IO, Any
 
 from conformance._adapter import Adapter, AdapterSession, PackInput
 from conformance._errors import PackRejected, Rejected, Unsupported
-from conformance._protocol import PACK_REJECTED, PROTOCOL_VERSION, ProtocolError, decode, encode
+from conformance._protocol.messages import (
+    PACK_REJECTED,
+    PROTOCOL_VERSION,
+    ProtocolError,
+    decode,
+    encode,
+    hello_answer,
+)
 
 
 class _BadRequest(Exception):
@@ -56,7 +63,12 @@ class Server:
             if not line.strip():
                 continue
             reply, stop = self.answer(line)
-            stdout.write(encode(reply))
+            try:
+                data = encode(reply)
+            except (TypeError, ValueError) as error:  # NaN, or not JSON data at all
+                message = f"the adapter's answer is not JSON: {error}"
+                data = encode(_error(reply.get("id"), "internal-error", message))
+            stdout.write(data)
             stdout.flush()
             if stop:
                 break
@@ -96,17 +108,7 @@ class Server:
     def hello(self, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("protocol") != PROTOCOL_VERSION:
             raise Rejected("protocol-unsupported", None, f"this server speaks {PROTOCOL_VERSION}")
-        capabilities = self.adapter.capabilities()
-        return {
-            "protocol": PROTOCOL_VERSION,
-            "runtime": {
-                "name": capabilities.name,
-                "version": capabilities.version,
-                "language": capabilities.language,
-            },
-            "claims": dict(capabilities.claims),
-            "extensions": list(capabilities.extensions),
-        }
+        return hello_answer(self.adapter.capabilities())
 
     def load(self, request: dict[str, Any]) -> dict[str, Any]:
         self.adapter.load(_pack(request))

@@ -26,8 +26,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected, Unsupported
 from mini_runtime import MiniRuntime, with_bugs
+
+from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected, Unsupported
 
 OneLevelRedirects = with_bugs("OneLevelRedirects", one_level_redirects=True)
 BudgetOffByOne = with_bugs("BudgetOffByOne", budget_off_by_one=True)

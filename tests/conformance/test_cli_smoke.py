@@ -92,10 +92,10 @@ def test_a_crash_in_one_check_is_broken_wiring(capsys: pytest.CaptureFixture[str
 def test_the_timeout_cuts_a_hang_short(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """The start check hangs once; the next check gets a fresh process and passes."""
     adapter = fake("hangs", "--op", "start", "--nth", "1", "--once", str(tmp_path / "hung"))
-    status, lines = smoke(capsys, adapter, "--timeout", "2")
+    status, lines = smoke(capsys, adapter, "--timeout", "5")  # covers the next process's hello
     assert lines[:3] == [f"ok   {check}" for check in CHECKS[:3]]
     assert lines[3].startswith(
-        "FAIL starts a session at the entry: AdapterFault: no answer to 'start' within 2 s "
+        "FAIL starts a session at the entry: AdapterFault: no answer to 'start' within 5 s "
         "(hung?); adapter stderr: hangs: waiting forever (request 4, start)"
     )
     assert lines[4:] == [

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conformance._reports import levels_data
 
 from conformance import Catalog, ReferenceAdapter, Runner, compute_levels, verdicts
 from conformance._cli import main
 from conformance._protocol import ProtocolError, check_message
-from conformance._reports import levels_data
 
 FAKES = Path(__file__).resolve().parent / "protocol_fakes"
 SERVE = [sys.executable, "-m", "conformance", "serve"]

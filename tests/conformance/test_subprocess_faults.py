@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-import conformance._subprocess
+import conformance._protocol.connection
 from conformance import (
     Case,
     CaseResult,
@@ -32,7 +32,8 @@ from conformance import (
     Runner,
 )
 from conformance._cli import main
-from conformance._subprocess import SubprocessAdapter
+from conformance._errors import AdapterFault
+from conformance._protocol import SubprocessAdapter
 
 pytestmark = pytest.mark.usefixtures("cached_catalog")
 
@@ -273,9 +274,9 @@ def test_a_process_that_crashes_every_time_errors_every_part(kit: Kit) -> None:
 
 # -- the process hangs --------------------------------------------------------------------------
 
-HANG_TIMEOUT = 2.0
-"""Short, but longer than a fresh process takes to say hello on a busy machine: the timeout
-covers the hello of the process started after the fault too."""
+HANG_TIMEOUT = 5.0
+"""Short, but longer than a fresh process takes to say hello on a busy machine (about 1 s): the
+timeout bounds the hello of the process started after the fault too."""
 
 
 def test_a_hang_is_cut_off_at_the_timeout(kit: Kit) -> None:
@@ -336,6 +337,48 @@ def test_a_log_line_on_stdout(kit: Kit) -> None:
     )
 
 
+def test_a_second_answer_errors_the_part_that_got_it(kit: Kit) -> None:
+    """Written with the first, the second answer is noticed at once: the right part errors."""
+    at = kit.nth("state", 2)
+    run = kit.run(spec("answers_twice", *kit.once))
+    kit.assert_one_fault(
+        run,
+        at,
+        f"a stray line after the answer to 'state' (request {at.number}): "
+        f'\'{{"id":{at.number},"ok":true,"state":{{',
+        f"; adapter stderr: answers_twice: answering twice (request {at.number}, state)",
+    )
+
+
+def test_a_late_second_answer_names_the_request_it_follows(kit: Kit) -> None:
+    """Written only when the next request comes, it is noticed there: that part errors, and
+    the message names the request that was answered twice."""
+    n, at = next(
+        (n, s)
+        for n in range(2, kit.count("state"))
+        if (s := kit.nth("state", n)) and kit.traffic[s.number].op != "close"
+    )
+    following = kit.traffic[at.number]  # numbers count from 1: this is the next request
+    run = kit.run(spec("answers_twice", "--late", "--nth", n, *kit.once))
+    kit.assert_one_fault(
+        run,
+        following,
+        f"a stray line after the previous answer to 'state' (request {at.number}): ",
+        f"; adapter stderr: answers_twice: answering twice (request {at.number}, state)",
+    )
+
+
+def test_nan_in_an_answer_is_not_json(kit: Kit) -> None:
+    at = kit.nth("state", 1)
+    run = kit.run(spec("nan_answer", *kit.once))
+    kit.assert_one_fault(
+        run,
+        at,
+        "stray or malformed output on stdout: not JSON: NaN is not a JSON value: ",
+        f"; adapter stderr: nan_answer: answering with NaN (request {at.number}, state)",
+    )
+
+
 CAP = 256 * 1024
 
 
@@ -344,7 +387,7 @@ def test_a_line_over_the_cap(
     kit: Kit, monkeypatch: pytest.MonkeyPatch, validate: list[str]
 ) -> None:
     """The answer is correct JSON (padded with spaces), one byte longer than the cap allows."""
-    monkeypatch.setattr(conformance._subprocess, "MAX_LINE_BYTES", CAP)
+    monkeypatch.setattr(conformance._protocol.connection, "MAX_LINE_BYTES", CAP)
     at = kit.nth("state", 2)
     run = kit.run(spec("huge_line", "--bytes", CAP + 1, *kit.once), *validate)
     kit.assert_one_fault(
@@ -356,7 +399,7 @@ def test_a_line_over_the_cap(
 
 
 def test_a_line_at_the_cap_is_fine(kit: Kit, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(conformance._subprocess, "MAX_LINE_BYTES", CAP)
+    monkeypatch.setattr(conformance._protocol.connection, "MAX_LINE_BYTES", CAP)
     cases = some_cases(kit.catalog, 3)
     adapter = spec("huge_line", "--bytes", CAP, "--op", "any", "--nth", 3)
     run = kit.run(adapter, "--validate-protocol", *id_options(cases))
@@ -374,7 +417,7 @@ def test_the_fake_really_writes_beyond_the_default_cap() -> None:
         check=True,
     )
     [line] = done.stdout.splitlines(keepends=True)
-    assert len(line) > conformance._subprocess.MAX_LINE_BYTES == 16 * 1024 * 1024
+    assert len(line) > conformance._protocol.connection.MAX_LINE_BYTES == 16 * 1024 * 1024
     assert json.loads(line)["protocol"] == 1
 
 
@@ -392,21 +435,28 @@ def test_a_newer_protocol_makes_the_run_unusable(kit: Kit) -> None:
     assert run.records == []
 
 
-def test_a_newer_protocol_errors_every_part(catalog: Catalog) -> None:
-    """Straight through the runner (no hello first): every part, each with a fresh process."""
+def test_a_newer_protocol_errors_parts_until_the_adapter_gives_up(catalog: Catalog) -> None:
+    """Straight through the adapter (no hello first): each part starts a fresh process, three
+    times; then the adapter gives up, starting no other."""
     cases = some_cases(catalog, 2)
     adapter = SubprocessAdapter(command("bad_hello"), timeout=5)
+    reason = (
+        "the adapter speaks protocol 2, not 1; "
+        "adapter stderr: bad_hello: speaking protocol 2 (request 1, hello)"
+    )
+    errors = []
     try:
-        results = Runner(adapter).run_all(cases)
+        for case in cases:
+            try:
+                adapter.load(case.pack)
+            except AdapterFault as fault:
+                errors.append((type(fault).__name__, str(fault)))
     finally:
         adapter.close()
-    assert [p.outcome for r in results for p in r.parts] == ["errored"] * sum(
-        len(c.parts) for c in cases
+    gave_up = f"gave up on the adapter after 3 failed starts in a row; the last: {reason}"
+    assert errors == [("AdapterFault", reason)] * 2 + [("AdapterGaveUp", gave_up)] * (
+        len(cases) - 2
     )
-    assert {p.message for r in results for p in r.parts} == {
-        "adapter fault: the adapter speaks protocol 2, not 1; "
-        "adapter stderr: bad_hello: speaking protocol 2 (request 1, hello)"
-    }
 
 
 # -- slow is not broken -------------------------------------------------------------------------
@@ -428,14 +478,14 @@ def test_a_timeout_applies_to_each_request_not_the_part(kit: Kit) -> None:
     adapter = SubprocessAdapter(command("slow_but_correct", "--delay", 0.1), timeout=10)
     try:
         adapter.capabilities()  # start-up and hello, which a busy machine may make slow
-        adapter.timeout = 0.5
+        adapter.client.timeout = 0.5
         results = Runner(adapter).run_all(long)
     finally:
         adapter.close()
     assert {r.case.id: outcomes(r) for r in results} == kit.expected(long)
     scenario_parts = [p for r in results for p in r.parts if p.part not in ("load", "validation")]
     assert scenario_parts
-    assert all(p.duration > adapter.timeout for p in scenario_parts)
+    assert all(p.duration > adapter.client.timeout for p in scenario_parts)
 
 
 # -- a session of a dead process ----------------------------------------------------------------

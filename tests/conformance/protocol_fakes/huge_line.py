@@ -9,7 +9,7 @@ from __future__ import annotations
 from fake_protocol_server import Request, main, options
 
 from conformance._protocol import encode
-from conformance._subprocess import MAX_LINE_BYTES
+from conformance._protocol.connection import MAX_LINE_BYTES
 
 
 def pad(request: Request) -> bool:
