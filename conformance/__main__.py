@@ -1,7 +1,5 @@
 """``python -m conformance`` is the ``ppconf`` command."""
 
-import sys
+from conformance._cli import entry_point
 
-from conformance._cli import main
-
-sys.exit(main())
+entry_point()

@@ -23,7 +23,7 @@ from conformance._adapter import Capabilities
 from conformance._adapter_spec import REFERENCE, load_adapter
 from conformance._cases import Case, Catalog, Selection, load_catalog
 from conformance._contract import AREAS
-from conformance._errors import AdapterError, CaseError, KitError
+from conformance._errors import AdapterError, AdapterGaveUp, CaseError, KitError
 from conformance._expected_failures import ExpectedFailure, load_expected_failures
 from conformance._levels import describe_level
 from conformance._records import PartRecord, Report, RunHeader
@@ -255,7 +255,10 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         state = self.config.stash[_STATE]
-        result = state.runner.run_part(self.case, self.part)
+        try:
+            result = state.runner.run_part(self.case, self.part)
+        except AdapterGaveUp as error:
+            pytest.exit(f"ppconf: the adapter gave up: {error}", returncode=2)
         record = PartRecord.of(self.case, result)
         self.user_properties.append((_RECORD, record.to_dict()))
         entry = state.expected.get(self.case.id)

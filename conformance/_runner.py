@@ -37,7 +37,7 @@ from conformance._cases import (
 )
 from conformance._checks import Check, weaker
 from conformance._contract import Requirement, code_requirement
-from conformance._errors import AdapterFault, PackRejected, Rejected, Unsupported
+from conformance._errors import AdapterFault, AdapterGaveUp, PackRejected, Rejected, Unsupported
 from conformance._matchers import Mismatch, compare, missing
 
 Outcome = Literal["passed", "failed", "errored", "skipped", "timeout", "flaky"]
@@ -196,6 +196,8 @@ class Runner:
             checks = self.guard.within(lambda: _judge_part(case, part, self.guard))
         except Unsupported as unsupported:
             outcome, message = "skipped", f"unsupported by the runtime: {unsupported.reason}"
+        except AdapterGaveUp:
+            raise  # the run cannot go on; the caller stops it and keeps what it has
         except AdapterFault as fault:
             outcome, message = "errored", f"adapter fault: {fault}"
         except PartTimeout:

@@ -7,7 +7,9 @@ input could not be used (unreadable file, malformed case, bad arguments), 130 in
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import threading
 from collections.abc import Sequence
 
 from conformance._cli.adapter import add_adapter_parsers
@@ -16,6 +18,22 @@ from conformance._cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNUSABLE, re
 from conformance._cli.pack import add_composition_parser, add_pack_parsers
 from conformance._cli.run import add_run_parser
 from conformance._errors import KitError
+from conformance._records import kit_version
+
+
+def entry_point() -> None:
+    """The ``ppconf`` console script: :func:`main`, then exit even if an in-process adapter
+    left a thread running that would keep the interpreter alive (its results are printed and
+    its reports written by then)."""
+    status = main()
+    lingering = [
+        t for t in threading.enumerate() if not t.daemon and t is not threading.main_thread()
+    ]
+    if lingering:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -39,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="ppconf",
         description="Conformance kit and reference interpreter for PromptPack workflows.",
     )
+    parser.add_argument("--version", action="version", version=f"ppconf {kit_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_run_parser(commands)
     add_cases_parser(commands)

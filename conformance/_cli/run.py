@@ -26,7 +26,7 @@ from conformance._cli.common import (
     report_error,
 )
 from conformance._contract import AREAS
-from conformance._errors import AdapterError, CaseError, KitError
+from conformance._errors import AdapterError, AdapterGaveUp, CaseError, KitError
 from conformance._expected_failures import (
     ExpectedFailure,
     load_expected_failures,
@@ -199,10 +199,12 @@ class _Stop(Exception):
 
 
 @contextlib.contextmanager
-def _stop_on_sigterm() -> Iterator[None]:
-    """Turn SIGTERM (a CI timeout) into :class:`_Stop`, so reports are still written."""
+def _stop_on_sigterm(adapter: Adapter) -> Iterator[None]:
+    """Turn SIGTERM (a CI timeout) into :class:`_Stop`, so reports are still written; an
+    adapter process is killed at once rather than after its pending request times out."""
 
     def stop(signum: int, frame: FrameType | None) -> None:
+        _terminate(adapter)
         raise _Stop
 
     try:
@@ -292,7 +294,7 @@ def _run(
     stopped: str | None = None
     started = time.perf_counter()
     try:
-        with _stop_on_sigterm():
+        with _stop_on_sigterm(adapter):
             for case in cases:
                 progress.show(case.id)
                 result = runner.run(case)
@@ -301,11 +303,12 @@ def _run(
                     for writer in writers:
                         writer.add(record)
     except KeyboardInterrupt:
+        _terminate(adapter)
         stopped = "interrupted"
     except _Stop:
         stopped = "terminated (SIGTERM)"
-    except KitError as error:  # e.g. a protocol adapter that gave up after failed restarts
-        stopped = str(error)
+    except AdapterGaveUp as error:
+        stopped = f"the adapter gave up: {error}"
     finally:
         progress.clear()
         runner.guard.close()
@@ -332,9 +335,19 @@ def _run(
         print(render_text(report, judgement), file=out)
         print(f"ran in {elapsed:.2f} s", file=out)
     if stopped is not None:
-        print(f"ppconf: stopped: {stopped} after {len(records)} part(s)", file=sys.stderr)
-        return EXIT_INTERRUPTED if stopped != "terminated (SIGTERM)" else 128 + signal.SIGTERM
+        print(f"ppconf: stopped: {stopped}, after {len(records)} part(s)", file=sys.stderr)
+        if stopped.startswith("the adapter gave up"):
+            return EXIT_UNUSABLE
+        return EXIT_INTERRUPTED if stopped == "interrupted" else 128 + signal.SIGTERM
     return EXIT_OK if judgement.passed else EXIT_FAILED
+
+
+def _terminate(adapter: Adapter) -> None:
+    """Kill an adapter's process now, if it has one (safe inside a signal handler)."""
+    terminate = getattr(adapter, "terminate", None)
+    if callable(terminate):
+        with contextlib.suppress(Exception):
+            terminate()
 
 
 def _records(result: CaseResult) -> list[PartRecord]:
