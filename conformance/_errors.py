@@ -34,13 +34,15 @@ class AdapterGaveUp(AdapterFault):
 class Rejected(Exception):
     """The runtime refused an operation with a SEMANTICS rejection code.
 
+    Write ``raise Rejected("budget-exhausted", limit="max_tool_calls", message="...")``.
+
     Arguments:
         code: e.g. ``unknown-event`` or ``budget-exhausted``.
-        limit: for ``budget-exhausted``, the budget field that was hit.
-        message: the runtime's own words, for the report.
+        limit: for ``budget-exhausted``, the budget field that was hit (keyword only).
+        message: the runtime's own words, for the report (keyword only).
     """
 
-    def __init__(self, code: str, limit: str | None = None, message: str = "") -> None:
+    def __init__(self, code: str, *, limit: str | None = None, message: str = "") -> None:
         self.code = code
         self.limit = limit
         self.message = message

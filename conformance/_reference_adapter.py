@@ -32,13 +32,17 @@ class ReferenceSession:
         try:
             return self._session.send(event, source).to_dict()  # type: ignore[arg-type]
         except reference.Rejection as rejection:
-            raise Rejected(rejection.code, rejection.limit, rejection.message) from None
+            raise Rejected(
+                rejection.code, limit=rejection.limit, message=rejection.message
+            ) from None
 
     def set_artifact(self, name: str, value: str) -> None:
         try:
             self._session.set_artifact(name, value)
         except reference.Rejection as rejection:
-            raise Rejected(rejection.code, rejection.limit, rejection.message) from None
+            raise Rejected(
+                rejection.code, limit=rejection.limit, message=rejection.message
+            ) from None
 
     def record_tool_calls(self, count: int) -> None:
         self._session.record_tool_calls(count)
@@ -59,7 +63,7 @@ class ReferenceSession:
                 _document(self._pack), self._session, input, mocks, extensions=self._extensions
             )
         except reference.CompositionRunError as error:
-            raise Rejected(error.code, None, error.message) from None
+            raise Rejected(error.code, message=error.message) from None
         return result.to_dict()
 
 
@@ -95,7 +99,9 @@ class ReferenceAdapter:
             try:
                 workflow = reference.compile_workflow(_document(pack))
             except reference.Rejection as rejection:
-                raise Rejected(rejection.code, rejection.limit, rejection.message) from None
+                raise Rejected(
+                    rejection.code, limit=rejection.limit, message=rejection.message
+                ) from None
             self._workflows[pack.text] = workflow
         return workflow
 
@@ -118,7 +124,7 @@ class ReferenceAdapter:
                 _document(pack), name, input, mocks, extensions=self._extensions
             )
         except reference.CompositionRunError as error:
-            raise Rejected(error.code, None, error.message) from None
+            raise Rejected(error.code, message=error.message) from None
         return result.to_dict()
 
 

@@ -107,7 +107,7 @@ class Server:
 
     def hello(self, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("protocol") != PROTOCOL_VERSION:
-            raise Rejected("protocol-unsupported", None, f"this server speaks {PROTOCOL_VERSION}")
+            raise Rejected("protocol-unsupported", message=f"this server speaks {PROTOCOL_VERSION}")
         return hello_answer(self.adapter.capabilities())
 
     def load(self, request: dict[str, Any]) -> dict[str, Any]:

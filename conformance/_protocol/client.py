@@ -365,7 +365,7 @@ class ProtocolClient:
             if code == PACK_REJECTED:
                 raise PackRejected(text)
             limit = failure.get("limit")
-            raise Rejected(code, None if limit is None else str(limit), text)
+            raise Rejected(code, limit=None if limit is None else str(limit), message=text)
         if reply.get("ok") is not True:
             self.fault(f"the answer to {op!r} has neither ok, error nor skipped")
         return reply

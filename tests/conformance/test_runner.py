@@ -467,7 +467,7 @@ class RejectsWith(Delegate):
         class Session(SessionDelegate):
             def send(self, event: str, source: str) -> Mapping[str, Any]:
                 if event == "Nope":
-                    raise Rejected(adapter.code, adapter.limit)
+                    raise Rejected(adapter.code, limit=adapter.limit)
                 return super().send(event, source)
 
         return Session(super().start(pack))
