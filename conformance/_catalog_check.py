@@ -1,8 +1,8 @@
 """The catalog's own checks (``ppconf cases check``, and a test).
 
-Every case file is well formed; ids and descriptions are unique; every pack a case runs is
-itself valid; every diagnostic code, rejection code and SEMANTICS row is exercised; and the
-reference interpreter passes every case.
+Every case file is well formed; ids and descriptions are unique; every MUST case quotes the
+RFC text that requires it; every pack a case runs is itself valid; every diagnostic code,
+rejection code and SEMANTICS row is exercised; and the reference interpreter passes every case.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from conformance._contract import (
     WORKFLOW_WARNING_CODES,
 )
 from conformance._errors import CaseError
+from conformance._quotes import normative_quotes
 from conformance._reference_adapter import ReferenceAdapter
 from conformance._runner import Runner
 
@@ -50,6 +51,7 @@ def check_catalog(root: Path, *, coverage: bool = True) -> tuple[list[Case], lis
     except CaseError as error:
         problems.append(str(error))
     problems.extend(_invalid_packs(cases))
+    problems.extend(_unquoted(cases))
     if coverage:
         problems.extend(coverage_problems(cases))
     runner = Runner(ReferenceAdapter())
@@ -57,6 +59,16 @@ def check_catalog(root: Path, *, coverage: bool = True) -> tuple[list[Case], lis
         for part in runner.run(case).failures():
             problems.append(f"the reference does not pass {case.id} [{part.part}]: {part.message}")
     return cases, problems
+
+
+def _unquoted(cases: Sequence[Case]) -> list[str]:
+    """A MUST case quotes the RFC or schema text that requires it (SEMANTICS R1)."""
+    return [
+        f"{case.where('/spec')}: {case.id} is MUST but quotes no RFC or published schema: add "
+        "the requiring sentence as `quote:` to a spec entry, or re-level the case"
+        for case in cases
+        if case.requirement == "MUST" and not normative_quotes(case.spec)
+    ]
 
 
 def _invalid_packs(cases: Sequence[Case]) -> list[str]:
