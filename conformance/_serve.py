@@ -12,7 +12,15 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
-from conformance._adapter import Adapter, AdapterSession, PackInput
+from conformance._adapter import (
+    Adapter,
+    AdapterSession,
+    CompositionAdapter,
+    CompositionSession,
+    PackInput,
+    StateStartingAdapter,
+    TurnSession,
+)
 from conformance._errors import PackRejected, Rejected, Unsupported
 from conformance._protocol.messages import (
     PACK_REJECTED,
@@ -54,6 +62,8 @@ class Server:
             "close": self.close,
             "run_composition": self.run_composition,
             "run_state": self.run_state,
+            "agent_text": self.agent_text,
+            "user_turn": self.user_turn,
             "shutdown": lambda request: {},
         }
 
@@ -118,7 +128,13 @@ class Server:
         return {"diagnostics": [dict(d) for d in self.adapter.validate(_pack(request))]}
 
     def start(self, request: dict[str, Any]) -> dict[str, Any]:
-        return self._keep(self.adapter.start(_pack(request)))
+        state, agent = request.get("at_state"), request.get("agent")
+        if state is None and agent is None:
+            return self._keep(self.adapter.start(_pack(request)))
+        adapter = self.adapter
+        if not isinstance(adapter, StateStartingAdapter):
+            raise Unsupported("this runtime does not start at a state (RFC 0011)")
+        return self._keep(adapter.start_at(_pack(request), state=state, agent=agent))
 
     def restore(self, request: dict[str, Any]) -> dict[str, Any]:
         return self._keep(self.adapter.restore(_pack(request), request["snapshot"]))
@@ -157,17 +173,32 @@ class Server:
         return {"snapshot": self._session(request).snapshot()}
 
     def run_composition(self, request: dict[str, Any]) -> dict[str, Any]:
-        run = getattr(self.adapter, "run_composition", None)
-        if run is None:
+        adapter = self.adapter
+        if not isinstance(adapter, CompositionAdapter):
             raise Unsupported("this runtime does not run compositions")
         pack = _pack(request)
-        return {"result": dict(run(pack, request["name"], request["input"], request["mocks"]))}
+        result = adapter.run_composition(pack, request["name"], request["input"], request["mocks"])
+        return {"result": dict(result)}
 
     def run_state(self, request: dict[str, Any]) -> dict[str, Any]:
-        run = getattr(self._session(request), "run_state", None)
-        if run is None:
+        session = self._session(request)
+        if not isinstance(session, CompositionSession):
             raise Unsupported("this runtime does not run compositions")
-        return {"result": dict(run(request["input"], request["mocks"]))}
+        return {"result": dict(session.run_state(request["input"], request["mocks"]))}
+
+    def agent_text(self, request: dict[str, Any]) -> dict[str, Any]:
+        session = self._session(request)
+        if not isinstance(session, TurnSession):
+            raise Unsupported("this runtime does not track turns (RFC 0014)")
+        session.agent_text(request["text"])
+        return {}
+
+    def user_turn(self, request: dict[str, Any]) -> dict[str, Any]:
+        session = self._session(request)
+        if not isinstance(session, TurnSession):
+            raise Unsupported("this runtime does not track turns (RFC 0014)")
+        session.user_turn()
+        return {}
 
     def close(self, request: dict[str, Any]) -> dict[str, Any]:
         self._session(request)

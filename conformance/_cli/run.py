@@ -32,6 +32,7 @@ from conformance._expected_failures import (
     load_expected_failures,
     write_expected_failures,
 )
+from conformance._protocol import SubprocessAdapter
 from conformance._records import PartRecord, Report, RunHeader
 from conformance._report.jsonl import JsonLinesWriter, levels_data
 from conformance._report.junit import render_junit
@@ -344,10 +345,9 @@ def _run(
 
 def _terminate(adapter: Adapter) -> None:
     """Kill an adapter's process now, if it has one (safe inside a signal handler)."""
-    terminate = getattr(adapter, "terminate", None)
-    if callable(terminate):
+    if isinstance(adapter, SubprocessAdapter):
         with contextlib.suppress(Exception):
-            terminate()
+            adapter.terminate()
 
 
 def _records(result: CaseResult) -> list[PartRecord]:

@@ -100,6 +100,17 @@ class SubprocessAdapter:
     def start(self, pack: PackInput) -> SubprocessSession:
         return self._session(self.client.request("start", {"pack": pack_message(pack)}))
 
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> SubprocessSession:
+        """RFC 0011: ``start`` with ``at_state`` or ``agent``."""
+        arguments: dict[str, Any] = {"pack": pack_message(pack)}
+        if state is not None:
+            arguments["at_state"] = state
+        if agent is not None:
+            arguments["agent"] = agent
+        return self._session(self.client.request("start", arguments))
+
     def restore(self, pack: PackInput, snapshot: Any) -> SubprocessSession:
         reply = self.client.request("restore", {"pack": pack_message(pack), "snapshot": snapshot})
         return self._session(reply)
@@ -159,6 +170,14 @@ class SubprocessSession:
 
     def run_state(self, input: Any, mocks: Mapping[str, Any]) -> Mapping[str, Any]:
         return _result(self._client, self._request("run_state", input=input, mocks=mocks))
+
+    def agent_text(self, text: str) -> None:
+        """RFC 0014: the agent emits ``text`` in the current round."""
+        self._request("agent_text", text=text)
+
+    def user_turn(self) -> None:
+        """RFC 0014: the user speaks."""
+        self._request("user_turn")
 
     def close(self) -> None:
         """Let the adapter forget the session (ignored if it does not support close)."""
