@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from conformance._cli_adapter import add_adapter_parsers
 from conformance._cli_cases import add_cases_parser
 from conformance._cli_common import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNUSABLE, report_error
+from conformance._cli_graph import add_graph_parser
 from conformance._cli_pack import add_composition_parser, add_pack_parsers
 from conformance._cli_run import add_run_parser
 from conformance._errors import KitError
@@ -45,4 +46,5 @@ def _parser() -> argparse.ArgumentParser:
     add_adapter_parsers(commands)
     add_pack_parsers(commands)
     add_composition_parser(commands)
+    add_graph_parser(commands)
     return parser

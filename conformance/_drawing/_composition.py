@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from conformance._drawing._model import DrawingError, Edge, Graph, Node, visible
+from conformance._drawing._model import DrawingError, Edge, Graph, Node, of_pack, visible
 
 # When one edge stands for several reasons, it is called after the first of these it has.
 _KIND_ORDER = ("branch", "fan-out", "fan-in", "order", "depends_on")
@@ -74,8 +74,7 @@ def composition_graph(pack: Mapping[str, Any], name: str) -> Graph:
         _edge(source, target, reasons[source, target])
         for source, target in sorted(reasons, key=lambda pair: (place[pair[0]], place[pair[1]]))
     )
-    title = f"composition {visible(name)} of pack {visible(str(pack.get('id', '')))}"
-    return Graph(title.strip(), nodes, edges)
+    return Graph(f"composition {visible(name)}{of_pack(pack)}", nodes, edges)
 
 
 Step = Mapping[str, Any]

@@ -8,9 +8,9 @@ and display-safe, so a renderer only lays out and escapes.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 Shape = Literal["box", "terminal", "hexagon"]
 LineStyle = Literal["solid", "dashed", "dotted"]
@@ -122,6 +122,12 @@ def visible(text: str) -> str:
         else:
             out.append(f"\\u{code:04x}")
     return "".join(out)
+
+
+def of_pack(pack: Mapping[str, Any]) -> str:
+    """`` of pack <id>``, to end a title; nothing for a pack without a string id."""
+    pack_id = pack.get("id")
+    return f" of pack {visible(pack_id)}" if isinstance(pack_id, str) else ""
 
 
 def node_key(name: str) -> str:

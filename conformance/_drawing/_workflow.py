@@ -11,7 +11,15 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from conformance._drawing._model import DIVERGED_MARK, DrawingError, Edge, Graph, Node, visible
+from conformance._drawing._model import (
+    DIVERGED_MARK,
+    DrawingError,
+    Edge,
+    Graph,
+    Node,
+    of_pack,
+    visible,
+)
 
 Transition = Mapping[str, Any]
 """One step of a path taken: ``{"from": ..., "to": ..., "event": ...}`` as in a session's
@@ -94,8 +102,8 @@ def workflow_graph(
             edges.items(), key=lambda item: (place[item[0][0]], place[item[0][1]], item[0][2])
         )
     )
-    what = f"state {visible(start)} of" if start is not None else "the workflow of"
-    return Graph(f"{what} pack {visible(str(pack.get('id', '')))}".strip(), nodes, drawn)
+    title = f"state {visible(start)} of the workflow" if start is not None else "the workflow"
+    return Graph(title + of_pack(pack), nodes, drawn)
 
 
 EdgeKey = tuple[str, str, str]  # source, target, kind ("event" or "max_visits")
