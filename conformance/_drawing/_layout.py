@@ -7,10 +7,13 @@
    its upper end, which carries its label; an edge spanning more layers gets a dummy on each
    rank it crosses, while a budget proportional to the graph's size lasts (shortest edges first).
    An edge past the budget is drawn from its label straight to its lower end.
-3. Order within ranks: a fixed number of barycenter sweeps, down then up; the order with the
-   fewest crossings seen is kept (crossings counted per pair of ranks in O(E log V)).
+3. Order within ranks: a few barycenter sweeps, down then up; the order with the fewest
+   crossings seen is kept (crossings counted per pair of ranks in O(E log V)).
 4. Coordinates: each rank packed left to right, then moved a few times towards the mean of each
    vertex's neighbours, keeping order and spacing.
+
+Steps 3 and 4 run at most ``SWEEPS`` and ``PLACEMENT_PASSES`` rounds, and fewer on a large graph
+(``ROUND_WORK``), so the whole layout stays near-linear.
 5. Routes: cubic Bezier segments with vertical tangents through an edge's dummies; several edges
    at one side of a node leave from spread ports; an edge to itself is a loop on the node's right.
 
@@ -122,58 +125,37 @@ def layered_layout(
     layer = _layers(count, [(upper[i], lower[i]) for i in plain])
 
     # Vertices: the nodes, then dummies. Ranks: a node on layer L is on rank 2L.
-    rank = [2 * level for level in layer]
     loop_room = [0.0] * count
     for node, members in loops.items():
         widest = max(edges[i].label_width for i in members)
         loop_room[node] = _loop_reach(len(members) - 1) * 0.75 + LABEL_PAD * 2 + widest
-    width = [sizes[v][0] + loop_room[v] for v in range(count)]
-    height = [sizes[v][1] for v in range(count)]
-    order_key = [float(position) for position in preorder]
-    ups: list[list[int]] = [[] for _ in range(count)]
-    downs: list[list[int]] = [[] for _ in range(count)]
-    chains: dict[int, list[int]] = {}  # edge -> its dummies, top to bottom
-    shortcut: set[int] = set()
+    grid = _Grid(
+        rank=[2 * level for level in layer],
+        width=[sizes[v][0] + loop_room[v] for v in range(count)],
+        height=[sizes[v][1] for v in range(count)],
+        order_key=[float(position) for position in preorder],
+        ups=[[] for _ in range(count)],
+        downs=[[] for _ in range(count)],
+    )
+    chains = _add_dummies(
+        grid,
+        edges,
+        sorted(plain, key=lambda i: (layer[lower[i]] - layer[upper[i]], i)),
+        upper,
+        lower,
+    )
 
-    budget = max(DUMMY_BUDGET_FLOOR, DUMMY_BUDGET_PER_ITEM * (count + len(edges)))
-    by_span = sorted(plain, key=lambda i: (layer[lower[i]] - layer[upper[i]], i))
-    for index in by_span:
-        a, b = upper[index], lower[index]
-        extra = 2 * (layer[b] - layer[a]) - 2
-        if extra > budget:
-            extra = 0
-            shortcut.add(index)
-        budget -= extra
-        edge = edges[index]
-        chain = []
-        previous = a
-        for step in range(extra + 1):
-            vertex = len(rank)
-            rank.append(rank[a] + 1 + step)
-            labelled = step == 0 and edge.label_width > 0
-            width.append(edge.label_width + 2 * LABEL_PAD if labelled else 0.0)
-            height.append(edge.label_height if labelled else 0.0)
-            order_key.append(order_key[a] + 0.5)
-            ups.append([previous])
-            downs.append([])
-            downs[previous].append(vertex)
-            chain.append(vertex)
-            previous = vertex
-        if index not in shortcut:
-            downs[previous].append(b)
-            ups[b].append(previous)
-        chains[index] = chain
-
-    ranks = _order(rank, order_key, ups, downs)
-    xs = _place(ranks, width, ups, downs, count=count, loop_room=loop_room)
-    ys, tallest, bottom = _rank_heights(ranks, height, start is not None)
+    ranks = _order(grid.rank, grid.order_key, grid.ups, grid.downs)
+    xs = _place(ranks, grid.width, grid.ups, grid.downs, count=count, loop_room=loop_room)
+    ys, tallest, bottom = _rank_heights(ranks, grid.height, start is not None)
 
     # Shift so the leftmost slot starts at the margin (loops and labels are inside slots).
-    left = min((xs[v] - width[v] / 2 for v in range(len(rank))), default=0.0)
-    right = max((xs[v] + width[v] / 2 for v in range(len(rank))), default=0.0)
+    vertices = range(len(grid.rank))
+    left = min((xs[v] - grid.width[v] / 2 for v in vertices), default=0.0)
+    right = max((xs[v] + grid.width[v] / 2 for v in vertices), default=0.0)
     dx = MARGIN - left
-    centre = [xs[v] + dx - (loop_room[v] / 2 if v < count else 0.0) for v in range(len(rank))]
-    vy = [ys[r] for r in rank]
+    centre = [xs[v] + dx - (loop_room[v] / 2 if v < count else 0.0) for v in vertices]
+    vy = [ys[r] for r in grid.rank]
     placed = tuple(PlacedNode(centre[v], vy[v], sizes[v][0], sizes[v][1]) for v in range(count))
 
     routes: dict[int, list[Point]] = {}
@@ -181,7 +163,7 @@ def layered_layout(
         points: list[Point] = []
         for vertex in chains[index]:
             # Straight down through a label, or alongside the nodes of the rank it crosses.
-            half = (height[vertex] or tallest[rank[vertex]]) / 2
+            half = (grid.height[vertex] or tallest[grid.rank[vertex]]) / 2
             points.append((centre[vertex], vy[vertex] - half))
             if half:
                 points.append((centre[vertex], vy[vertex] + half))
@@ -207,6 +189,64 @@ def layered_layout(
         label = (centre[first], vy[first]) if edge.label_width > 0 else None
         laid.append(PlacedEdge(tuple(points), label, reversed_[index], False))
     return Layout(right - left + 2 * MARGIN, bottom + MARGIN, placed, tuple(laid))
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """Per vertex (the nodes, then the dummies): rank, slot size, starting order key, and
+    neighbours on the rank above and below."""
+
+    rank: list[int]
+    width: list[float]
+    height: list[float]
+    order_key: list[float]
+    ups: list[list[int]]
+    downs: list[list[int]]
+
+
+def _add_dummies(
+    grid: _Grid,
+    edges: Sequence[EdgeSpec],
+    by_span: Sequence[int],
+    upper: Sequence[int],
+    lower: Sequence[int],
+) -> dict[int, list[int]]:
+    """Give each edge its chain of dummies, shortest edges first; return edge -> chain.
+
+    The first dummy, on the rank below the upper end, carries the label. The others, one per
+    rank down to the lower end, come out of a budget proportional to the graph; an edge past
+    it keeps only its label dummy, and is drawn from there straight to its lower end.
+    """
+    rank, ups, downs = grid.rank, grid.ups, grid.downs
+    budget = max(DUMMY_BUDGET_FLOOR, DUMMY_BUDGET_PER_ITEM * (len(rank) + len(edges)))
+    chains: dict[int, list[int]] = {}
+    for index in by_span:
+        a, b = upper[index], lower[index]
+        extra = rank[b] - rank[a] - 2
+        shortcut = extra > budget
+        if shortcut:
+            extra = 0
+        budget -= extra
+        edge = edges[index]
+        chain = []
+        previous = a
+        for step in range(extra + 1):
+            vertex = len(rank)
+            labelled = step == 0 and edge.label_width > 0
+            rank.append(rank[a] + 1 + step)
+            grid.width.append(edge.label_width + 2 * LABEL_PAD if labelled else 0.0)
+            grid.height.append(edge.label_height if labelled else 0.0)
+            grid.order_key.append(grid.order_key[a] + 0.5)
+            ups.append([previous])
+            downs.append([])
+            downs[previous].append(vertex)
+            chain.append(vertex)
+            previous = vertex
+        if not shortcut:
+            downs[previous].append(b)
+            ups[b].append(previous)
+        chains[index] = chain
+    return chains
 
 
 def _rounds(most: int, vertices: int) -> int:
@@ -329,11 +369,13 @@ def _crossings(
     """Edge crossings between consecutive ranks (inversions, counted with a Fenwick tree)."""
     total = 0
     for members in ranks:
-        ends = [
-            position[target]
-            for vertex in members
-            for target in sorted(downs[vertex], key=position.__getitem__)
-        ]
+        ends: list[int] = []
+        for vertex in members:
+            below = downs[vertex]
+            if len(below) == 1:  # every dummy, most nodes
+                ends.append(position[below[0]])
+            elif below:
+                ends.extend(sorted(position[target] for target in below))
         if len(ends) < 2:
             continue
         size = max(ends) + 1

@@ -23,7 +23,7 @@ from conformance._drawing._model import (
 
 Transition = Mapping[str, Any]
 """One step of a path taken: ``{"from": ..., "to": ..., "event": ...}`` as in a session's
-history (``to`` is the state actually entered; ``original_target`` may name the redirected one)."""
+history, where ``to`` is the state actually entered (after any ``max_visits`` redirect)."""
 
 
 def workflow_graph(
@@ -55,7 +55,10 @@ def workflow_graph(
     entry = workflow.get("entry")
     if start is not None and start not in states:
         raise DrawingError(f"the workflow has no state {start!r}", sorted(states))
-    first = start if start is not None else entry if entry in states else None
+    if start is not None:
+        first: str | None = start
+    else:
+        first = entry if isinstance(entry, str) and entry in states else None
 
     edges = _edges(states)
     names = _reading_order(first, sorted(states), edges)

@@ -248,7 +248,7 @@ def test_back_edges_are_drawn_distinctly() -> None:
 def test_a_malformed_pack_draws_what_is_there() -> None:
     pack = {
         "workflow": {
-            "entry": "ghost",
+            "entry": ["not", "a", "name"],
             "states": {
                 "a": {"on_event": {"Go": "b", "Lost": "nowhere", "Bad": 3}, "max_visits": "x"},
                 "b": None,
@@ -583,3 +583,74 @@ def test_visible_text_is_valid_in_xml(text: str) -> None:
     ET.fromstring(f"<t a={quoteattr(shown)}>{escape(shown)}</t>")
     assert "\n" not in shown
     assert visible(shown) == shown
+
+
+# -- anything loaded from YAML or JSON draws, or says what is missing ----------------------------
+
+NAMES = st.sampled_from(["a", "b", "c", "end", 'q"'])
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 5) | NAMES,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(NAMES, inner, max_size=3),
+    max_leaves=8,
+)
+STATE = st.fixed_dictionaries(
+    {},
+    optional={
+        "on_event": st.dictionaries(NAMES, JSON_VALUES, max_size=3) | JSON_VALUES,
+        "on_max_visits": JSON_VALUES,
+        "max_visits": JSON_VALUES,
+        "terminal": JSON_VALUES,
+        "orchestration": JSON_VALUES,
+        "composition": JSON_VALUES,
+        "control": JSON_VALUES,
+    },
+)
+STEP = st.fixed_dictionaries(
+    {"id": NAMES | JSON_VALUES},
+    optional={
+        "kind": st.sampled_from(["prompt", "branch", "parallel", "tool"]) | JSON_VALUES,
+        "then": JSON_VALUES,
+        "else": JSON_VALUES,
+        "depends_on": JSON_VALUES,
+        "branches": st.lists(
+            st.fixed_dictionaries({"id": NAMES}, optional={"kind": JSON_VALUES}), max_size=3
+        )
+        | JSON_VALUES,
+    },
+)
+PACKS = st.fixed_dictionaries(
+    {},
+    optional={
+        "workflow": st.fixed_dictionaries(
+            {},
+            optional={
+                "entry": JSON_VALUES,
+                "states": st.dictionaries(NAMES, STATE | JSON_VALUES, max_size=4) | JSON_VALUES,
+            },
+        )
+        | JSON_VALUES,
+        "compositions": st.dictionaries(
+            NAMES, st.fixed_dictionaries({}, optional={"steps": st.lists(STEP, max_size=5)})
+        )
+        | JSON_VALUES,
+        "agents": JSON_VALUES,
+    },
+)
+
+
+@given(PACKS, st.sampled_from(FORMATS))
+def test_any_document_draws_or_raises_a_drawing_error(pack: dict[str, Any], format: Format) -> None:
+    try:
+        text = draw_workflow(pack, format=format, path=[{"from": "a", "to": "b", "event": "a"}])
+    except DrawingError:
+        pass
+    else:
+        if format == "svg":
+            svg_tree(text)
+    for name in ("a", "b", "x"):
+        try:
+            text = draw_composition(pack, name, format=format)
+        except DrawingError:
+            continue
+        if format == "svg":
+            svg_tree(text)
