@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import reference
 from conformance._cli_common import EXIT_OK, EXIT_UNUSABLE, report_error
-from conformance._drawing import FORMATS, DrawingError, draw_composition, draw_workflow
+
+if TYPE_CHECKING:
+    from conformance._drawing import DrawingError
 
 LISTED_NAMES = 20  # an error lists this many known names, then says how many there are
+FORMATS = ("mermaid", "dot", "svg")  # conformance._drawing.FORMATS, which loads only when used
 
 
 def add_graph_parser(commands: Any) -> None:
@@ -44,6 +47,9 @@ def _graph(args: argparse.Namespace, out: TextIO) -> int:
         report_error(f"cannot load {error}")
         return EXIT_UNUSABLE
     pack = document.data
+    # Imported here so that other commands do not pay for loading the drawing code.
+    from conformance._drawing import DrawingError, draw_composition, draw_workflow  # noqa: PLC0415
+
     try:
         if args.composition is not None:
             text = draw_composition(pack, args.composition, format=args.format)

@@ -14,7 +14,6 @@ import itertools
 import math
 import unicodedata
 from collections.abc import Sequence
-from xml.sax.saxutils import escape, quoteattr
 
 from conformance._drawing._layout import (
     EdgeSpec,
@@ -82,6 +81,16 @@ def render_svg(graph: Graph) -> str:
     out.append("</g>")
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def escape(text: str) -> str:
+    """``text`` for XML character data (``visible`` text, so every character is allowed)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def quoteattr(text: str) -> str:
+    """``text`` as a double-quoted XML attribute value."""
+    return '"' + escape(text).replace('"', "&quot;") + '"'
 
 
 def _n(value: float) -> str:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import conformance._cli_graph
+import conformance._drawing
 import reference
 from conformance._cli import main
 from conformance._drawing import draw_composition, draw_workflow
@@ -165,6 +167,10 @@ def test_unwritable_output_exits_2(capsys: pytest.CaptureFixture[str], tmp_path:
     status, _, err = graph(capsys, CODEGEN, "-o", str(tmp_path / "no" / "such" / "dir.svg"))
     assert status == 2
     assert "cannot write" in one_error(err)
+
+
+def test_the_formats_offered_are_those_drawn() -> None:
+    assert conformance._cli_graph.FORMATS == conformance._drawing.FORMATS
 
 
 def test_unknown_format_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
