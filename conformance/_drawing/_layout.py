@@ -22,6 +22,7 @@ Input and output are plain numbers, so the result depends only on the input's or
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections import deque
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ Point = tuple[float, float]
 
 SWEEPS = 4  # barycenter sweeps (down and up) at most; each costs O(V log V) ...
 PLACEMENT_PASSES = 8  # coordinate passes (alternating down and up) at most; each O(V) ...
+SMALL_RANK = 256  # edges between two ranks counted with bisect; more, with a Fenwick tree
 ROUND_WORK = 40_000  # ... and no more of either than this many vertex visits allow (at least 1)
 DUMMY_BUDGET_FLOOR = 2_000  # long-edge dummies any graph may use ...
 DUMMY_BUDGET_PER_ITEM = 2  # ... or this many per node and edge, if more
@@ -366,7 +368,8 @@ def _order(
 def _crossings(
     ranks: Sequence[Sequence[int]], position: Sequence[int], downs: Sequence[Sequence[int]]
 ) -> int:
-    """Edge crossings between consecutive ranks (inversions, counted with a Fenwick tree)."""
+    """Edge crossings between consecutive ranks: with the edges taken left to right by their
+    upper end, the pairs whose lower ends come in the opposite order."""
     total = 0
     for members in ranks:
         ends: list[int] = []
@@ -376,21 +379,32 @@ def _crossings(
                 ends.append(position[below[0]])
             elif below:
                 ends.extend(sorted(position[target] for target in below))
-        if len(ends) < 2:
-            continue
-        size = max(ends) + 1
-        tree = [0] * (size + 1)
-        for seen, end in enumerate(ends):
-            # Earlier edges (starting further left) that end right of this one cross it.
-            index, not_after = end + 1, 0
-            while index > 0:
-                not_after += tree[index]
-                index -= index & -index
-            total += seen - not_after
-            index = end + 1
-            while index <= size:
-                tree[index] += 1
-                index += index & -index
+        total += _inversions(ends)
+    return total
+
+
+def _inversions(ends: Sequence[int]) -> int:
+    """Pairs ``i < j`` with ``ends[i] > ends[j]``, in O(n log n)."""
+    total = 0
+    if len(ends) <= SMALL_RANK:
+        # A sorted list and bisect: each step is a C call (insort's shift is cheap this small).
+        seen: list[int] = []
+        for end in ends:
+            total += len(seen) - bisect.bisect_right(seen, end)
+            bisect.insort(seen, end)
+        return total
+    size = max(ends) + 1
+    tree = [0] * (size + 1)  # a Fenwick tree of the ends seen so far
+    for count, end in enumerate(ends):
+        index, not_after = end + 1, 0
+        while index > 0:
+            not_after += tree[index]
+            index -= index & -index
+        total += count - not_after
+        index = end + 1
+        while index <= size:
+            tree[index] += 1
+            index += index & -index
     return total
 
 

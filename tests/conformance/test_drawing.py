@@ -30,6 +30,7 @@ from conformance._drawing import (
     draw_workflow,
     workflow_graph,
 )
+from conformance._drawing._layout import _inversions
 from conformance._drawing._model import node_key, visible
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rfc"
@@ -654,3 +655,9 @@ def test_any_document_draws_or_raises_a_drawing_error(pack: dict[str, Any], form
             continue
         if format == "svg":
             svg_tree(text)
+
+
+@given(st.lists(st.integers(0, 40), max_size=600))
+def test_crossings_are_counted_as_inversions(ends: list[int]) -> None:
+    brute = sum(a > b for i, a in enumerate(ends) for b in ends[i + 1 :])
+    assert _inversions(ends) == brute
