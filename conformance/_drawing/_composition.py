@@ -1,0 +1,161 @@
+"""A composition's step graph as a :class:`Graph` (RFC 0010).
+
+Steps are nodes showing their kind; edges follow the array order, a branch's ``then`` and
+``else``, a parallel's fan-out to its branches and fan-in to the next step, and ``depends_on``
+(dotted). Several reasons to connect the same two steps make one edge. Malformed steps (not a
+mapping, no string id, an id seen before) are left out.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from conformance._drawing._model import DrawingError, Edge, Graph, Node, of_pack, visible
+
+# When one edge stands for several reasons, it is called after the first of these it has.
+_KIND_ORDER = ("branch", "fan-out", "fan-in", "order", "depends_on")
+
+
+def composition_graph(pack: Mapping[str, Any], name: str) -> Graph:
+    """Build the drawing model of composition ``name`` of ``pack``.
+
+    Raises:
+        DrawingError: the pack has no composition ``name``.
+    """
+    compositions = pack.get("compositions")
+    known = (
+        sorted(key for key in compositions if isinstance(key, str))
+        if isinstance(compositions, Mapping)
+        else []
+    )
+    if name not in known:
+        raise DrawingError(f"the pack has no composition {name!r}", known)
+    composition = compositions[name]  # type: ignore[index]
+    raw = composition.get("steps") if isinstance(composition, Mapping) else None
+    top = _well_formed(raw if isinstance(raw, list) else [], set())
+    output = composition.get("output") if isinstance(composition, Mapping) else None
+
+    steps = list(_all_steps(top))
+    ids = {step["id"] for step in steps}
+    reasons: dict[tuple[str, str], dict[str, set[str]]] = {}
+
+    def connect(source: Any, target: Any, kind: str, label: str = "") -> None:
+        if isinstance(source, str) and isinstance(target, str) and {source, target} <= ids:
+            labels = reasons.setdefault((source, target), {}).setdefault(kind, set())
+            if label:
+                labels.add(label)
+
+    for before, after in itertools.pairwise(top):
+        if not _members(before):  # a parallel's fan-in edges lead to the next step instead
+            connect(before["id"], after["id"], "order")
+    for index, step in enumerate(top):
+        following = top[index + 1]["id"] if index + 1 < len(top) else None
+        for leaf in _leaves(step):
+            if leaf is not step and following is not None:
+                connect(leaf["id"], following, "fan-in")
+    for step in steps:
+        if step.get("kind") == "branch":
+            connect(step["id"], step.get("then"), "branch", "then")
+            connect(step["id"], step.get("else"), "branch", "else")
+        for member in _members(step):
+            connect(step["id"], member["id"], "fan-out")
+        depends_on = step.get("depends_on")
+        for dependency in depends_on if isinstance(depends_on, list) else ():
+            connect(dependency, step["id"], "depends_on")
+
+    nodes = tuple(
+        _node(step, start=index == 0, output=step["id"] == output)
+        for index, step in enumerate(steps)
+    )
+    place = {step["id"]: number for number, step in enumerate(steps)}
+    edges = tuple(
+        _edge(source, target, reasons[source, target])
+        for source, target in sorted(reasons, key=lambda pair: (place[pair[0]], place[pair[1]]))
+    )
+    return Graph(f"composition {visible(name)}{of_pack(pack)}", nodes, edges)
+
+
+Step = Mapping[str, Any]
+
+
+def _well_formed(raw: Sequence[Any], seen: set[str]) -> list[Step]:
+    """The mappings of ``raw`` with a string id not in ``seen`` (which collects them)."""
+    steps = []
+    for step in raw:
+        if isinstance(step, Mapping) and isinstance(step.get("id"), str) and step["id"] not in seen:
+            seen.add(step["id"])
+            steps.append(step)
+    return steps
+
+
+def _members(step: Step) -> list[Step]:
+    """A parallel step's branches (the well-formed ones)."""
+    branches = step.get("branches")
+    if step.get("kind") != "parallel" or not isinstance(branches, list):
+        return []
+    return [b for b in branches if isinstance(b, Mapping) and isinstance(b.get("id"), str)]
+
+
+def _all_steps(top: Sequence[Step]) -> Iterator[Step]:
+    """Every step, depth first: each parallel followed by its branches; ids unique."""
+    seen: set[str] = set()
+    stack = list(reversed(top))
+    while stack:
+        step = stack.pop()
+        if step["id"] in seen:
+            continue
+        seen.add(step["id"])
+        yield step
+        stack.extend(reversed(_members(step)))
+
+
+def _leaves(step: Step) -> Iterator[Step]:
+    """Where a step's work ends: the step itself, or the leaves of a parallel's branches."""
+    members = _members(step)
+    if not members:
+        yield step
+        return
+    stack = list(reversed(members))
+    seen: set[int] = set()
+    while stack:
+        member = stack.pop()
+        if id(member) in seen:  # a mapping shared by YAML anchors: visit it once
+            continue
+        seen.add(id(member))
+        nested = _members(member)
+        if nested:
+            stack.extend(reversed(nested))
+        else:
+            yield member
+
+
+def _node(step: Step, *, start: bool, output: bool) -> Node:
+    kind = step.get("kind")
+    kind_text = visible(kind) if isinstance(kind, str) else "(no kind)"
+    detail = None
+    if kind in ("prompt", "agent"):
+        detail = step.get("prompt_task")
+    elif kind == "tool":
+        detail = step.get("tool")
+    elif kind == "parallel":
+        reduce = step.get("reduce")
+        detail = reduce.get("strategy") if isinstance(reduce, Mapping) else None
+    lines = [
+        visible(step["id"]),
+        f"{kind_text}: {visible(detail)}" if isinstance(detail, str) else kind_text,
+    ]
+    if output:
+        lines.append("output")
+    return Node(step["id"], tuple(lines), "hexagon" if kind == "branch" else "box", start=start)
+
+
+def _edge(source: str, target: str, kinds: Mapping[str, set[str]]) -> Edge:
+    kind = next(k for k in _KIND_ORDER if k in kinds)
+    labels = sorted(set().union(*kinds.values()))
+    if kind == "depends_on":
+        return Edge(source, target, kind, (), "dotted")
+    if "depends_on" in kinds:
+        labels.append("depends_on")
+    return Edge(source, target, kind, tuple(labels))

@@ -1,0 +1,323 @@
+"""A pack's workflow as a :class:`Graph`: states, event edges, loop-guard redirects, highlights.
+
+The pack need not be valid: a state that is not a mapping draws as a bare state, and an event
+or a redirect naming no state is left out. Nothing depends on the pack's mapping order, so
+two packs that differ only in key order draw the same.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from conformance._drawing._model import (
+    DIVERGED_MARK,
+    DrawingError,
+    Edge,
+    Graph,
+    Node,
+    of_pack,
+    visible,
+)
+
+Transition = Mapping[str, Any]
+"""One step of a path taken: ``{"from": ..., "to": ..., "event": ...}`` as in a session's
+history, where ``to`` is the state actually entered (after any ``max_visits`` redirect)."""
+
+
+def workflow_graph(
+    pack: Mapping[str, Any],
+    *,
+    start: str | None = None,
+    path: Iterable[Transition] = (),
+    visited: Iterable[str] = (),
+    diverged: str | Transition | None = None,
+) -> Graph:
+    """Build the drawing model of ``pack``'s workflow.
+
+    Arguments:
+        pack: a loaded pack (valid or not).
+        start: draw only the states reachable from this one (marked as the start); ``None``
+            draws every state, with the entry marked.
+        path: transitions taken, in order; their edges are marked with their numbers.
+        visited: states to mark as visited (the states of ``path`` are marked anyway).
+        diverged: the state (a name) or edge (a transition, ``to`` optional) where a run
+            diverged; an edge that cannot be found marks its ``from`` state instead.
+
+    Raises:
+        DrawingError: the pack has no workflow states, or ``start`` is not one of them.
+    """
+    states = _states(pack)
+    if not states:
+        raise DrawingError("the pack has no workflow to draw", _composition_names(pack))
+    workflow = pack["workflow"]
+    entry = workflow.get("entry")
+    if start is not None and start not in states:
+        raise DrawingError(f"the workflow has no state {start!r}", sorted(states))
+    if start is not None:
+        first: str | None = start
+    else:
+        first = entry if isinstance(entry, str) and entry in states else None
+
+    edges = _edges(states)
+    names = _reading_order(first, sorted(states), edges)
+    if start is not None:
+        keep = _reachable(start, edges)
+        names = [name for name in names if name in keep]
+        edges = {key: labels for key, labels in edges.items() if key[0] in keep}
+    place = {name: number for number, name in enumerate(names)}
+
+    path = tuple(path)
+    taken = _taken(path, states, edges)
+    seen = set(visited)
+    for transition in path:
+        seen.update(
+            transition[side] for side in ("from", "to") if isinstance(transition.get(side), str)
+        )
+    if taken and first is not None:
+        seen.add(first)
+    diverged_state, diverged_edge = _diverged(diverged, states, edges)
+
+    agents = _state_agents(pack, states)
+    nodes = tuple(
+        _node(
+            name,
+            states[name],
+            agents.get(name, ()),
+            start=name == first,
+            visited=name in seen,
+            diverged=name == diverged_state,
+        )
+        for name in names
+    )
+    drawn = tuple(
+        Edge(
+            source,
+            target,
+            kind,
+            tuple(sorted(labels)),
+            "dashed" if kind == "max_visits" else "solid",
+            tuple(taken.get((source, target, kind), ())),
+            (source, target, kind) == diverged_edge,
+        )
+        for (source, target, kind), labels in sorted(
+            edges.items(), key=lambda item: (place[item[0][0]], place[item[0][1]], item[0][2])
+        )
+    )
+    title = f"state {visible(start)} of the workflow" if start is not None else "the workflow"
+    return Graph(title + of_pack(pack), nodes, drawn)
+
+
+EdgeKey = tuple[str, str, str]  # source, target, kind ("event" or "max_visits")
+
+
+def _states(pack: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The workflow's states by name; a state that is not a mapping reads as an empty one."""
+    workflow = pack.get("workflow")
+    states = workflow.get("states") if isinstance(workflow, Mapping) else None
+    if not isinstance(states, Mapping):
+        return {}
+    return {
+        name: state if isinstance(state, Mapping) else {}
+        for name, state in states.items()
+        if isinstance(name, str)
+    }
+
+
+def _composition_names(pack: Mapping[str, Any]) -> list[str]:
+    compositions = pack.get("compositions")
+    if not isinstance(compositions, Mapping):
+        return []
+    return sorted(name for name in compositions if isinstance(name, str))
+
+
+def _events(state: Mapping[str, Any]) -> dict[str, str]:
+    """The state's well-formed ``on_event`` entries (event name -> target name)."""
+    on_event = state.get("on_event")
+    if not isinstance(on_event, Mapping):
+        return {}
+    return {
+        event: target
+        for event, target in on_event.items()
+        if isinstance(event, str) and isinstance(target, str)
+    }
+
+
+def _edges(states: Mapping[str, Mapping[str, Any]]) -> dict[EdgeKey, set[str]]:
+    """Edges between existing states, each with its labels: one edge per pair and kind."""
+    edges: dict[EdgeKey, set[str]] = {}
+    for name, state in states.items():
+        for event, target in _events(state).items():
+            if target in states:
+                edges.setdefault((name, target, "event"), set()).add(visible(event))
+        redirect = state.get("on_max_visits")
+        if isinstance(redirect, str) and redirect in states:
+            edges[(name, redirect, "max_visits")] = {"max_visits"}
+    return edges
+
+
+def _successors(edges: Iterable[EdgeKey]) -> dict[str, list[str]]:
+    successors: dict[str, list[str]] = {}
+    for source, target, _ in sorted(edges):
+        successors.setdefault(source, []).append(target)
+    return successors
+
+
+def _breadth_first(
+    root: str, successors: Mapping[str, list[str]], seen: set[str], out: list[str]
+) -> None:
+    """Append to ``out`` the states reachable from ``root`` not in ``seen`` (which grows)."""
+    seen.add(root)
+    out.append(root)
+    queue = deque([root])
+    while queue:
+        for target in successors.get(queue.popleft(), ()):
+            if target not in seen:
+                seen.add(target)
+                out.append(target)
+                queue.append(target)
+
+
+def _reachable(start: str, edges: Iterable[EdgeKey]) -> set[str]:
+    found: list[str] = []
+    _breadth_first(start, _successors(edges), set(), found)
+    return set(found)
+
+
+def _reading_order(first: str | None, names: list[str], edges: Iterable[EdgeKey]) -> list[str]:
+    """States in the order a reader meets them: breadth first from ``first``, then the rest
+    (sorted, each with what it reaches), never in the pack's mapping order."""
+    successors = _successors(edges)
+    seen: set[str] = set()
+    order: list[str] = []
+    for root in ([first] if first is not None else []) + names:
+        if root not in seen:
+            _breadth_first(root, successors, seen, order)
+    return order
+
+
+def _is_terminal(state: Mapping[str, Any]) -> bool:
+    """SEMANTICS X2: ``terminal: true``, or no ``on_event`` entries."""
+    return state.get("terminal") is True or not _events(state)
+
+
+def _state_agents(pack: Mapping[str, Any], states: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """RFC 0011: the agent members backed by each state (``agents.members.<m>.state``)."""
+    agents = pack.get("agents")
+    members = agents.get("members") if isinstance(agents, Mapping) else None
+    if not isinstance(members, Mapping):
+        return {}
+    found: dict[str, list[str]] = {}
+    for member, definition in members.items():
+        if isinstance(member, str) and isinstance(definition, Mapping):
+            state = definition.get("state")
+            if isinstance(state, str) and state in states:
+                found.setdefault(state, []).append(member)
+    return {state: tuple(sorted(names)) for state, names in found.items()}
+
+
+def _node(
+    name: str,
+    state: Mapping[str, Any],
+    agents: tuple[str, ...],
+    *,
+    start: bool,
+    visited: bool,
+    diverged: bool,
+) -> Node:
+    lines = [visible(name)]
+    orchestration = state.get("orchestration")
+    composition = state.get("composition")
+    if isinstance(composition, str):
+        lines.append(f"composition: {visible(composition)}")
+    elif orchestration == "composition":
+        lines.append("orchestration: composition")
+    if isinstance(orchestration, str) and orchestration not in ("internal", "composition"):
+        lines.append(f"orchestration: {visible(orchestration)}")
+    control = state.get("control")
+    if isinstance(control, str) and control != "user":
+        lines.append(f"control: {visible(control)}")
+    limit = state.get("max_visits")
+    if isinstance(limit, int) and not isinstance(limit, bool):
+        lines.append(f"max_visits: {limit}")
+    lines.extend(f"agent: {visible(agent)}" for agent in agents)
+    if diverged:
+        lines.append(DIVERGED_MARK)
+    return Node(
+        name,
+        tuple(lines),
+        "terminal" if _is_terminal(state) else "box",
+        start=start,
+        visited=visited,
+        diverged=diverged,
+    )
+
+
+def _resolve(
+    transition: Transition,
+    states: Mapping[str, Mapping[str, Any]],
+    edges: Mapping[EdgeKey, set[str]],
+) -> list[EdgeKey]:
+    """The edges one transition used: its event edge, then any redirects to where it ended.
+
+    ``to`` is the state entered; when a loop guard redirected the event, the event edge leads
+    elsewhere and the ``max_visits`` edges from there lead to ``to``. Returns ``[]`` when the
+    drawing holds no such edges (a path from another pack, or a restricted drawing).
+    """
+    source, target, event = (transition.get(k) for k in ("from", "to", "event"))
+    if not isinstance(source, str) or source not in states:
+        return []
+    if isinstance(event, str):
+        first = _events(states[source]).get(event)
+        if first is None or visible(event) not in edges.get((source, first, "event"), ()):
+            return []
+    elif isinstance(target, str) and (source, target, "event") in edges:
+        return [(source, target, "event")]
+    else:
+        return []
+    used = [(source, first, "event")]
+    if target is None or target == first:
+        return used
+    # Follow the loop-guard redirects; each state once, so a redirect cycle ends.
+    current, seen = first, {first}
+    while current != target:
+        redirect = states[current].get("on_max_visits")
+        if not isinstance(redirect, str) or redirect in seen:
+            return []
+        key = (current, redirect, "max_visits")
+        if key not in edges:
+            return []
+        used.append(key)
+        current = redirect
+        seen.add(redirect)
+    return used
+
+
+def _taken(
+    path: Iterable[Transition],
+    states: Mapping[str, Mapping[str, Any]],
+    edges: Mapping[EdgeKey, set[str]],
+) -> dict[EdgeKey, list[int]]:
+    taken: dict[EdgeKey, list[int]] = {}
+    for number, transition in enumerate(path, start=1):
+        for key in _resolve(transition, states, edges):
+            taken.setdefault(key, []).append(number)
+    return taken
+
+
+def _diverged(
+    diverged: str | Transition | None,
+    states: Mapping[str, Mapping[str, Any]],
+    edges: Mapping[EdgeKey, set[str]],
+) -> tuple[str | None, EdgeKey | None]:
+    """The diverging state, or the diverging edge (the event edge of a redirected one)."""
+    if diverged is None:
+        return None, None
+    if isinstance(diverged, str):
+        return diverged, None
+    used = _resolve(diverged, states, edges)
+    if used:
+        return None, used[0]
+    source = diverged.get("from")
+    return (source if isinstance(source, str) else None), None
