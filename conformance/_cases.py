@@ -500,14 +500,25 @@ def case_files(root: Path) -> list[Path]:
     )
 
 
-def load_catalog(root: str | Path | None = None) -> Catalog:
-    """Load every case under ``root`` (default: the built-in catalog).
+def load_catalog(root: str | Path | None = None, *, extra: Sequence[str | Path] = ()) -> Catalog:
+    """Load every case under ``root`` (default: the built-in catalog), and under each ``extra``
+    folder on top of it (a spec editor's or a runtime author's own cases).
 
     Raises:
-        CaseError: the first malformed case, or a duplicate id or description.
+        CaseError: a folder does not exist, the first malformed case, or a duplicate id or
+            description (across all the folders).
     """
     folder = Path(root) if root is not None else catalog_root()
-    cases = [load_case(p, folder) for p in case_files(folder)]
+    cases: list[Case] = []
+    for each in (folder, *map(Path, extra)):
+        if not each.is_dir():
+            what = "is not a folder" if each.exists() else "does not exist"
+            raise CaseError(
+                f"the catalog {what}",
+                Location(str(each)),
+                "give --catalog and --extra-catalog folders of case files",
+            )
+        cases.extend(load_case(p, each) for p in case_files(each))
     check_unique(cases)
     return Catalog(folder, tuple(sorted(cases, key=lambda c: c.id)))
 

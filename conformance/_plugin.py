@@ -77,6 +77,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--ppconf-catalog", metavar="DIR", help="a catalog folder (default: built-in)")
     group.addoption(
+        "--ppconf-extra-catalog",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of more cases, run on top of the catalog (repeatable)",
+    )
+    group.addoption(
         "--ppconf-validate-protocol",
         action="store_true",
         help="for cmd: adapters, check all traffic against the protocol schema",
@@ -133,7 +140,9 @@ class _PluginState:
             if fmt not in ("json", "junit", "md"):
                 raise pytest.UsageError(f"ppconf: --ppconf-report {fmt}: use json, junit or md")
         try:
-            self.catalog: Catalog = load_catalog(option.ppconf_catalog)
+            self.catalog: Catalog = load_catalog(
+                option.ppconf_catalog, extra=option.ppconf_extra_catalog
+            )
             self.expected: dict[str, ExpectedFailure] = (
                 load_expected_failures(
                     option.ppconf_expected_failures, [c.id for c in self.catalog.cases]

@@ -59,7 +59,7 @@ def add_cases_parser(commands: Any) -> None:
 
 
 def _list(args: argparse.Namespace, out: TextIO) -> int:
-    catalog = load_catalog(args.catalog)  # a CaseError is reported by main()
+    catalog = load_catalog(args.catalog, extra=args.extra_catalog)  # errors: see main()
     chosen = [
         case
         for case in catalog.select(selection(args))

@@ -305,9 +305,9 @@ def _run_composition(args: argparse.Namespace, out: TextIO) -> int:
         report_error(f"cannot load {error}")
         return EXIT_UNUSABLE
     try:
-        value = json.loads(args.input)
-    except json.JSONDecodeError as error:
-        report_error(f"--input is not JSON: {error}")
+        value = reference.parse_document(args.input, format="json", source="--input").data
+    except reference.PackLoadError as error:
+        report_error(f"{error} (--input takes one JSON value, e.g. '{{\"text\": \"hi\"}}')")
         return EXIT_UNUSABLE
     if not isinstance(mocks, dict):
         report_error(f"{args.mocks}: the mocks are a mapping of step id, prompt or tool to a list")
@@ -321,11 +321,14 @@ def _run_composition(args: argparse.Namespace, out: TextIO) -> int:
             pack, args.name, value, mocks, extensions=reference.test_extensions()
         )
     except reference.CompositionRunError as error:
-        report_error(f"{error.code}: {error.message}")
+        if error.code == "mock-invalid":  # the mocks file is unusable, not the pack invalid
+            report_error(f"{args.mocks}: {error.where}: {error.message} (docs/semantics.md 5.1)")
+            return EXIT_UNUSABLE
+        report_error(f"{error.code} at {error.where or '/'}: {error.message}")
         return EXIT_FAILED
     data = result.to_dict()
     if args.format == "json":
-        json.dump(data, out, indent=2, ensure_ascii=False)
+        json.dump(data, out, indent=2, ensure_ascii=False, allow_nan=False)
         out.write("\n")
     else:
         print(_composition_table(data["trace"]), file=out)

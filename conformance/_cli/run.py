@@ -163,6 +163,13 @@ def add_selection_options(parser: argparse.ArgumentParser) -> None:
     """The case filters shared by ``run`` and ``cases list``."""
     parser.add_argument("--catalog", metavar="DIR", help="a catalog folder (default: built-in)")
     parser.add_argument(
+        "--extra-catalog",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of more cases, run on top of the catalog (repeatable)",
+    )
+    parser.add_argument(
         "--spec-version",
         default=NEWEST,
         metavar="VERSION",
@@ -234,7 +241,7 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
         )
         return EXIT_UNUSABLE
     try:
-        catalog = load_catalog(args.catalog)
+        catalog = load_catalog(args.catalog, extra=args.extra_catalog)
     except CaseError as error:
         report_error(f"catalog error: {error}")
         return EXIT_UNUSABLE
