@@ -8,15 +8,27 @@ says what, where and how to fix it.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import yaml
+from yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
 
 from reference._errors import Location, PackLoadError
 from reference._pointer import describe_json_type, escape_token, unescape_pointer
@@ -46,32 +58,32 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
+Finder = Callable[[list[str]], "tuple[int, int] | None"]
+"""Given the reference tokens of a JSON pointer, the 1-based line and column of the value there
+in the document's text, or ``None`` when no value is there."""
+
+
 @dataclass(frozen=True, eq=False)
 class Document:
-    """A parsed document and enough of its source to say where a JSON pointer is."""
+    """A parsed document and enough of its source to say where a JSON pointer is.
+
+    Attributes:
+        data: the document as plain data (dicts, lists, strings, numbers, booleans, None).
+        source: where it comes from (usually the file path), for messages.
+        format: ``json`` or ``yaml``.
+    """
 
     data: Any
     source: str | None
     format: Format
-    _yaml_root: yaml.Node | None = None
+    _find: Finder | None = field(default=None, repr=False)
 
     def locate(self, pointer: str) -> Location:
         """Return the location (line and column where known) of the value at ``pointer``."""
-        node = self._yaml_root
-        try:
-            for token in unescape_pointer(pointer):
-                if isinstance(node, yaml.MappingNode):
-                    node = next(v for k, v in node.value if k.value == token)
-                elif isinstance(node, yaml.SequenceNode):
-                    node = node.value[int(token)]
-                else:
-                    node = None
-        except (StopIteration, ValueError, IndexError):
-            node = None
-        if node is None:
+        found = self._find(unescape_pointer(pointer)) if self._find is not None else None
+        if found is None:
             return Location(self.source, pointer=pointer)
-        mark = node.start_mark
-        return Location(self.source, mark.line + 1, mark.column + 1, pointer)
+        return Location(self.source, found[0], found[1], pointer)
 
 
 def read_document(
@@ -123,10 +135,9 @@ def parse_document(
     if format is None:
         format = "json" if text.lstrip().startswith("{") else "yaml"
     if format == "json":
-        data = _parse_json(text, source, limits)
-        return Document(data, source, "json")
-    data, root = _parse_yaml(text, source, limits)
-    return Document(data, source, "yaml", root)
+        return Document(_parse_json(text, source, limits), source, "json")
+    data, parser = _parse_yaml(text, source, limits)
+    return Document(data, source, "yaml", functools.partial(_find, text, parser))
 
 
 def _too_large(source: str | None, limits: Limits) -> PackLoadError:
@@ -346,35 +357,223 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _TAG = "tag:yaml.org,2002:"
 
 
-def _loader_base() -> Any:
-    """libyaml's parser when PyYAML has it (several times faster), PyYAML's own otherwise.
+class PurePythonParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+    """PyYAML's own reader, scanner and parser: the events libyaml gives, several times slower."""
 
-    Either way the events are composed by PyYAML's Python composer, which our loader extends
-    to check depth and size as it goes; libyaml's own composer recurses in C without limit.
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+
+
+def _libyaml_parser() -> type | None:
+    # Not `getattr(yaml, "CParser")`: the top of the package does not export it.
+    try:
+        from yaml._yaml import CParser  # noqa: PLC0415
+    except ImportError:  # PyYAML built without libyaml
+        return None
+    return CParser
+
+
+PARSER: type = _libyaml_parser() or PurePythonParser
+"""The YAML parser every load uses: libyaml's when PyYAML was built with it, else PyYAML's own.
+
+Either gives events (``parser.get_event()``); composing them into data, with every limit and
+check, is ours (libyaml's composer recurses in C without limit)."""
+
+
+class _Fallback(Exception):
+    """The fast reader met something it leaves to the composing loader (see :func:`_parse_yaml`)."""
+
+
+def _parse_yaml(text: str, source: str | None, limits: Limits, parser: type | None = None) -> Any:
+    """Read one YAML document into plain data.
+
+    The common document (no tags, anchors or aliases; string keys; finite numbers; within the
+    limits) is built straight from the parser's events in one loop: that is most of the cost of
+    reading a pack. Anything else (an error included) is read again by the composing loader,
+    which builds PyYAML nodes first, refuses with a precise message and location, and accepts
+    the rest (anchors and aliases, core-schema tags) with exactly the same result.
+
+    Arguments:
+        text: the document.
+        source: a name for messages.
+        limits: size, depth and expansion bounds.
+        parser: the parser class (default :data:`PARSER`).
     """
-    parser = getattr(yaml, "CParser", None)
-    if parser is None:  # pragma: no cover - PyYAML built without libyaml
-        return yaml.SafeLoader
+    parser = parser or PARSER
+    try:
+        try:
+            return _build(parser(text), limits), parser
+        except _Fallback:
+            return _compose_and_construct(text, source, limits, parser), parser
+    except yaml.reader.ReaderError:
+        raise _unacceptable_character(text, source) from None
+    except yaml.MarkedYAMLError as error:
+        if parser is not PurePythonParser and _SURROGATE_ESCAPE.search(text):
+            # libyaml refuses surrogate escapes, even a pair ("\ud83d\ude00"), which JSON
+            # reads as one character; PyYAML's own parser reads them, and so do we.
+            return _parse_yaml(text, source, limits, PurePythonParser)
+        mark = error.problem_mark or error.context_mark
+        where = Location(source, mark.line + 1, mark.column + 1) if mark else Location(source)
+        problem = error.problem or error.context or "invalid YAML"
+        raise PackLoadError(
+            f"invalid YAML: {problem}", where, "fix the YAML syntax at that position"
+        ) from None
+    except yaml.YAMLError as error:
+        raise PackLoadError(f"invalid YAML: {error}", Location(source)) from None
 
-    class Base(
-        yaml.composer.Composer,
-        parser,  # type: ignore[misc, valid-type]
-        yaml.constructor.SafeConstructor,
-        yaml.resolver.Resolver,
-    ):
-        def __init__(self, stream: str) -> None:
-            parser.__init__(self, stream)  # type: ignore[misc]
-            yaml.composer.Composer.__init__(self)
-            yaml.constructor.SafeConstructor.__init__(self)
-            yaml.resolver.Resolver.__init__(self)
 
-    return Base
+# The YAML 1.2 core schema: what JSON means by true, null and numbers, and nothing else
+# (no yes/no/on/off, no 0b or base-60 integers, no dates, no merge or value keys).
+_CONSTANTS: dict[str, Any] = {
+    **dict.fromkeys(("true", "True", "TRUE"), True),
+    **dict.fromkeys(("false", "False", "FALSE"), False),
+    **dict.fromkeys(("~", "null", "Null", "NULL", ""), None),
+}
+_INT = r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
+_FLOAT = (
+    r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+)
+_INT_PATTERN = re.compile(_INT)
+_FLOAT_PATTERN = re.compile(_FLOAT)
+_NUMBER_START = frozenset("-+0123456789.")
 
 
-class _SafeLoader(_loader_base()):  # type: ignore[misc]
-    """A safe loader for JSON-compatible YAML: YAML 1.2 core scalars, string keys, no
-    duplicate keys, no tags outside the JSON data model, and limits on depth and size."""
+def _plain(value: str) -> Any:
+    """The value of an untagged plain scalar (``_Fallback`` for one that is no JSON value)."""
+    if value in _CONSTANTS:
+        return _CONSTANTS[value]
+    if value[0] not in _NUMBER_START:
+        return value
+    try:
+        if _INT_PATTERN.fullmatch(value):
+            if value.startswith(("0o", "0x")):
+                return int(value[2:], 8 if value[1] == "o" else 16)
+            return int(value)
+        if _FLOAT_PATTERN.fullmatch(value):
+            number = float(value)
+            if math.isfinite(number):
+                return number
+            raise _Fallback
+    except ValueError:  # more digits than int() converts
+        raise _Fallback from None
+    return value
 
+
+def _build(parser: Any, limits: Limits) -> Any:
+    """Build the document's data from the parser's events, or raise ``_Fallback``.
+
+    One loop over the events with an explicit stack: no recursion, no nodes, and every limit
+    counted as it goes. It falls back for tags, anchors and aliases, non-string or repeated
+    keys, surrogate escapes, numbers that are no JSON value, more than one document, and any
+    limit passed, so that the composing loader says what is wrong, and where.
+    """
+    get = parser.get_event
+    get()  # StreamStartEvent
+    event = get()
+    if event.__class__ is StreamEndEvent:
+        return None
+    max_depth, max_flow_depth, max_nodes = limits.max_depth, limits.max_flow_depth, limits.max_nodes
+    nodes = flow_depth = 0
+    root: Any = None
+    stack: list[tuple[Any, bool]] = []  # the enclosing collections, and whether each is flow
+    current: Any = None  # the collection being filled: a dict or a list
+    is_mapping = False
+    key: str | None = None  # in a mapping, the key waiting for its value
+    while True:
+        event = get()
+        kind = event.__class__
+        if kind is ScalarEvent:
+            nodes += 1
+            if event.anchor is not None or event.tag is not None or nodes > max_nodes:
+                raise _Fallback
+            value: Any = event.value
+            if event.implicit[0]:
+                value = _plain(value)
+            elif event.style == '"' and _SURROGATE.search(value):
+                raise _Fallback  # only escapes make surrogates; pairs and lone ones alike
+            if is_mapping:
+                if key is None:
+                    if value.__class__ is not str or value in current:
+                        raise _Fallback
+                    key = value
+                else:
+                    current[key] = value
+                    key = None
+            elif current is not None:
+                current.append(value)
+            else:
+                root = value
+        elif kind is MappingStartEvent or kind is SequenceStartEvent:
+            nodes += 1
+            flow = bool(event.flow_style)
+            flow_depth += flow
+            if (
+                event.anchor is not None
+                or event.tag is not None
+                or nodes > max_nodes
+                or len(stack) >= max_depth
+                or flow_depth > max_flow_depth
+                or (is_mapping and key is None)  # a collection as a key
+            ):
+                raise _Fallback
+            collection: Any = {} if kind is MappingStartEvent else []
+            if is_mapping:
+                current[key] = collection
+            elif current is not None:
+                current.append(collection)
+            else:
+                root = collection
+            stack.append((current, flow))
+            current = collection
+            is_mapping = kind is MappingStartEvent
+            key = None
+        elif kind is MappingEndEvent or kind is SequenceEndEvent:
+            current, flow = stack.pop()
+            flow_depth -= flow
+            is_mapping = current.__class__ is dict
+            key = None
+        elif kind is DocumentEndEvent:
+            if get().__class__ is not StreamEndEvent:
+                raise _Fallback  # a second document
+            return root
+        else:  # AliasEvent
+            raise _Fallback
+
+
+def _unacceptable_character(text: str, source: str | None) -> PackLoadError:
+    """The error for a character YAML does not allow in a stream (a NUL, most controls)."""
+    match = _NON_PRINTABLE.search(text)
+    if match is None:  # pragma: no cover - the parser found one
+        return PackLoadError("invalid YAML: a character YAML does not allow", Location(source))
+    line, column = _line_column(text, match.start())
+    return PackLoadError(
+        f"invalid YAML: the character U+{ord(match.group()):04X} is not allowed in YAML text",
+        Location(source, line, column),
+        'remove it, or write it as an escape inside a double-quoted string (e.g. "\\u0000")',
+    )
+
+
+# What YAML 1.2 allows in a stream (its c-printable production), as PyYAML's reader checks it.
+_NON_PRINTABLE = re.compile(
+    "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
+
+
+# -- YAML: the composing loader ---------------------------------------------------------------
+
+
+class _Checks(yaml.composer.Composer, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+    """PyYAML's composer and safe constructor for JSON-compatible YAML, over any parser.
+
+    YAML 1.2 core scalars, string keys, no duplicate keys, no tags outside the JSON data model,
+    and limits on depth, flow depth and size, each refused with its location. Used when the
+    fast reader falls back, and to find where a pointer is when a path holds an alias.
+    """
+
+    PARSER: type = PurePythonParser
     max_depth = DEFAULT_LIMITS.max_depth
     max_flow_depth = DEFAULT_LIMITS.max_flow_depth
     max_nodes = DEFAULT_LIMITS.max_nodes
@@ -382,6 +581,14 @@ class _SafeLoader(_loader_base()):  # type: ignore[misc]
     _depth = 0
     _flow_depth = 0
     _nodes = 0
+
+    peek_event: Callable[[], Any]  # the parser's, which comes after this class
+
+    def __init__(self, stream: str) -> None:
+        self.PARSER.__init__(self, stream)  # type: ignore[misc]
+        yaml.composer.Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
 
     def _where(self, mark: Any) -> Location:
         return Location(self.name, mark.line + 1, mark.column + 1)
@@ -441,7 +648,7 @@ class _SafeLoader(_loader_base()):  # type: ignore[misc]
                     "each key may appear once per mapping; remove or rename one",
                 )
             seen[key] = mark
-        return super().construct_mapping(node, deep)  # type: ignore[no-any-return]
+        return super().construct_mapping(node, deep)
 
     def construct_yaml_str(self, node: yaml.ScalarNode) -> str:
         value: str = super().construct_yaml_str(node)
@@ -492,33 +699,27 @@ class _SafeLoader(_loader_base()):  # type: ignore[misc]
         )
 
 
-# The YAML 1.2 core schema: what JSON means by true, null and numbers, and nothing else
-# (no yes/no/on/off, no 0b or base-60 integers, no dates, no merge or value keys).
-_SafeLoader.yaml_implicit_resolvers = {}
+# The same core schema for the composing loader's resolver.
+_Checks.yaml_implicit_resolvers = {}
 for _tag, _pattern, _first in (
     ("bool", r"true|True|TRUE|false|False|FALSE", "tTfF"),
     ("null", r"~|null|Null|NULL|", "~nN"),
-    ("int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", "-+0123456789"),
-    (
-        "float",
-        r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
-        "-+0123456789.",
-    ),
+    ("int", _INT, "-+0123456789"),
+    ("float", _FLOAT, "-+0123456789."),
 ):
-    _SafeLoader.add_implicit_resolver(
+    _Checks.add_implicit_resolver(
         _TAG + _tag, re.compile(f"^(?:{_pattern})$"), list(_first) or [""]
     )
-_SafeLoader.add_implicit_resolver(_TAG + "null", re.compile("^$"), [""])
+_Checks.add_implicit_resolver(_TAG + "null", re.compile("^$"), [""])
 for _tag, _constructor in (
-    ("str", _SafeLoader.construct_yaml_str),
-    ("int", _SafeLoader.construct_yaml_int),
-    ("float", _SafeLoader.construct_yaml_float),
+    ("str", _Checks.construct_yaml_str),
+    ("int", _Checks.construct_yaml_int),
+    ("float", _Checks.construct_yaml_float),
 ):
-    _SafeLoader.add_constructor(_TAG + _tag, _constructor)
+    _Checks.add_constructor(_TAG + _tag, cast(Any, _constructor))
 
 
-def _refuse_tag(loader: _SafeLoader, node: yaml.Node) -> Any:
+def _refuse_tag(loader: _Checks, node: yaml.Node) -> Any:
     raise PackLoadError(
         f"the tag {node.tag.replace(_TAG, '!!')} has no JSON equivalent",
         loader._where(node.start_mark),
@@ -528,30 +729,107 @@ def _refuse_tag(loader: _SafeLoader, node: yaml.Node) -> Any:
 
 # Safe, but outside the JSON data model (bytes, sets, dates, ordered pairs, merge keys).
 for _tag in ("binary", "set", "omap", "pairs", "timestamp", "merge", "value"):
-    _SafeLoader.add_constructor(_TAG + _tag, _refuse_tag)
+    _Checks.add_constructor(_TAG + _tag, cast(Any, _refuse_tag))
 
 
-def _parse_yaml(text: str, source: str | None, limits: Limits) -> tuple[Any, yaml.Node | None]:
-    loader = _SafeLoader(text)
+@functools.cache
+def _composing_loader(parser: type) -> type[_Checks]:
+    """The composing loader over ``parser`` (made once per parser class)."""
+    return type(f"ComposingLoader[{parser.__name__}]", (_Checks, parser), {"PARSER": parser})
+
+
+def _compose(text: str, source: str | None, limits: Limits, parser: type) -> Any:
+    loader = _composing_loader(parser)(text)
     loader.name = source or "<string>"
     loader.max_depth = limits.max_depth
     loader.max_nodes = limits.max_nodes
     loader.max_flow_depth = limits.max_flow_depth
+    return loader
+
+
+def _compose_and_construct(text: str, source: str | None, limits: Limits, parser: type) -> Any:
+    loader = _compose(text, source, limits, parser)
+    root = loader.get_single_node()
+    if root is None:
+        return None
+    _check_expansion(root, source, limits)
+    return loader.construct_document(root)
+
+
+def _find(text: str, parser: type, tokens: list[str]) -> tuple[int, int] | None:
+    """Where the value at ``tokens`` starts in ``text`` (1-based line and column), if anywhere.
+
+    Reads the parser's events only up to that value, skipping the subtrees beside the path, so
+    nothing is kept between calls; a path through an alias is found on composed nodes.
+    """
     try:
-        root = loader.get_single_node()
-        if root is not None:
-            _check_expansion(root, source, limits)
-        data = loader.construct_document(root) if root is not None else None
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        where = Location(source, mark.line + 1, mark.column + 1) if mark else Location(source)
-        problem = error.problem or error.context or "invalid YAML"
-        raise PackLoadError(
-            f"invalid YAML: {problem}", where, "fix the YAML syntax at that position"
-        ) from None
-    except yaml.YAMLError as error:
-        raise PackLoadError(f"invalid YAML: {error}", Location(source)) from None
-    return data, root
+        events = parser(text)
+        get = events.get_event
+        get()  # StreamStartEvent
+        if get().__class__ is not DocumentStartEvent:
+            return None
+        event = get()
+        for token in tokens:
+            if event.__class__ is MappingStartEvent:
+                while True:
+                    key = get()
+                    if key.__class__ is MappingEndEvent:
+                        return None
+                    if key.__class__ is ScalarEvent and key.value == token:
+                        event = get()
+                        break
+                    _skip(get, key)
+                    _skip(get, get())
+            elif event.__class__ is SequenceStartEvent and token.isdecimal():
+                for _ in range(int(token)):
+                    item = get()
+                    if item.__class__ is SequenceEndEvent:
+                        return None
+                    _skip(get, item)
+                event = get()
+                if event.__class__ is SequenceEndEvent:
+                    return None
+            elif event.__class__ is AliasEvent:
+                return _find_in_nodes(text, parser, tokens)
+            else:
+                return None
+        if event.__class__ is AliasEvent:
+            return _find_in_nodes(text, parser, tokens)
+    except yaml.YAMLError:  # pragma: no cover - the text was read without error before
+        return None
+    mark = event.start_mark
+    return mark.line + 1, mark.column + 1
+
+
+def _skip(get: Callable[[], Any], event: Any) -> None:
+    """Read past the node that starts with ``event``."""
+    depth = int(event.__class__ in (MappingStartEvent, SequenceStartEvent))
+    while depth:
+        kind = get().__class__
+        if kind is MappingStartEvent or kind is SequenceStartEvent:
+            depth += 1
+        elif kind is MappingEndEvent or kind is SequenceEndEvent:
+            depth -= 1
+
+
+def _find_in_nodes(text: str, parser: type, tokens: list[str]) -> tuple[int, int] | None:
+    """:func:`_find` on composed nodes, where an alias is the node it names."""
+    node = _compose(text, None, DEFAULT_LIMITS, parser).get_single_node()
+    for token in tokens:
+        if isinstance(node, yaml.MappingNode):
+            node = next((v for k, v in node.value if k.value == token), None)
+        elif (
+            isinstance(node, yaml.SequenceNode)
+            and token.isdecimal()
+            and int(token) < len(node.value)
+        ):
+            node = node.value[int(token)]
+        else:
+            return None
+    if node is None:
+        return None
+    mark = node.start_mark
+    return mark.line + 1, mark.column + 1
 
 
 def _check_expansion(root: yaml.Node, source: str | None, limits: Limits) -> None:

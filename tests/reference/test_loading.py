@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -16,6 +18,7 @@ from reference import (
     Limits,
     Location,
     PackLoadError,
+    _loading,
     load_pack,
     load_pack_string,
     parse_document,
@@ -24,6 +27,19 @@ from reference import (
 )
 
 # -- helpers ----------------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True, params=["libyaml", "pyyaml"])
+def yaml_parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> type:
+    """Run every test with libyaml's parser and again with PyYAML's own (the fallback)."""
+    if request.param == "pyyaml":
+        monkeypatch.setattr(_loading, "PARSER", _loading.PurePythonParser)
+    elif not yaml.__with_libyaml__:
+        pytest.skip("this PyYAML is built without libyaml")
+    return _loading.PARSER
+
 
 JSON_SCALARS = (str, int, float, bool, type(None))
 
@@ -235,6 +251,100 @@ def test_json_text_reads_the_same_as_json_and_as_yaml(value: dict[str, Any]) -> 
 )
 def test_json_text_with_exponents_and_astral_escapes_reads_the_same_as_yaml(text: str) -> None:
     assert parse_document(text, format="yaml").data == parse_document(text, format="json").data
+
+
+# -- libyaml, and the fast reader beside the composing loader ---------------------------------
+
+
+@pytest.mark.skipif(not yaml.__with_libyaml__, reason="this PyYAML is built without libyaml")
+def test_libyaml_is_the_parser_in_use_when_pyyaml_has_it(
+    yaml_parser: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from yaml._yaml import CParser  # noqa: PLC0415
+
+    assert _loading._libyaml_parser() is CParser
+    monkeypatch.undo()  # the parser chosen at import time, whichever run this is
+    assert _loading.PARSER is CParser
+    used: list[str] = []
+
+    class Spy(CParser):
+        def __init__(self, stream: str) -> None:
+            used.append(stream)
+            super().__init__(stream)
+
+    monkeypatch.setattr(_loading, "PARSER", Spy)
+    document = parse_document("a: 1\n", format="yaml")
+    assert used == ["a: 1\n"]
+    assert document.locate("/a").line == 1
+
+
+def test_without_libyaml_pyyaml_parser_is_the_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "yaml._yaml", None)  # import yaml._yaml now fails
+    assert _loading._libyaml_parser() is None
+
+
+def _strict(value: Any) -> str:
+    """JSON text that tells ``1`` from ``1.0`` and ``True``, and keeps key order."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _assert_read_alike(text: str) -> bool:
+    """Check that the fast reader gives the composing loader's data, or leaves it the text.
+
+    The fast reader must never accept what the composing loader refuses. Returns whether the
+    fast reader read the text itself.
+    """
+    parser, limits = _loading.PARSER, _loading.DEFAULT_LIMITS
+    try:
+        composed = _loading._compose_and_construct(text, None, limits, parser)
+    except (PackLoadError, yaml.YAMLError):
+        composed = refused = PackLoadError
+    try:
+        fast = _loading._build(parser(text), limits)
+    except _loading._Fallback:
+        return False  # parse_document then returns what the composing loader says
+    except yaml.YAMLError:
+        assert composed is refused, text
+        return False
+    assert _strict(fast) == _strict(composed), text
+    return True
+
+
+def test_fast_reader_and_composing_loader_agree_on_every_catalog_and_example_file(
+    yaml_parser: type,
+) -> None:
+    if yaml_parser is _loading.PurePythonParser:
+        pytest.skip("the same events as libyaml's, several times slower")
+    paths = sorted([*ROOT.glob("cases/**/*.yaml"), *ROOT.glob("examples/**/*.yaml")])
+    assert len(paths) > 100
+    fell_back = [p.name for p in paths if not _assert_read_alike(p.read_text(encoding="utf-8"))]
+    # Only the catalog's pack with a duplicate key needs the composing loader.
+    assert fell_back == ["workflow-duplicate-state.yaml"]
+
+
+_PLAIN_SCALARS = st.sampled_from(
+    [
+        *("true", "True", "TRUE", "tRUE", "false", "False", "FALSE", "yes", "no", "on", "off"),
+        *("~", "null", "Null", "NULL", "nULL", "", "0", "-0", "+0", "017", "0o17", "0x1F"),
+        *("0X1F", "-0x1F", "0b101", "1_000", "12:30", "1e3", "1E-2", "-1.5e+10", ".5", "5."),
+        *("+.5", "-.5e1", ".", "1.0.0", "2024-01-01", "a", "-a", "+", "1e", "0o8", "0xG"),
+        *(".inf", "-.Inf", ".NaN", "1e999", "9" * 400, "1" + "0" * 320 + ".0", "4" * 5000),
+    ]
+)
+
+
+@given(st.lists(_PLAIN_SCALARS, min_size=1, max_size=6))
+def test_fast_reader_resolves_plain_scalars_as_the_composing_loader(scalars: list[str]) -> None:
+    _assert_read_alike("".join(f"k{i}: {s}\n" for i, s in enumerate(scalars)))
+    _assert_read_alike("[" + ", ".join(s or "''" for s in scalars) + "]")
+    _assert_read_alike("".join(f"{s or '~'}: x\n" for s in scalars))
+
+
+@given(_json_values, st.sampled_from([None, True, False]))
+def test_fast_reader_reads_dumped_yaml_as_the_composing_loader(
+    value: Any, flow_style: bool | None
+) -> None:
+    _assert_read_alike(yaml.safe_dump(value, default_flow_style=flow_style, allow_unicode=True))
 
 
 # -- YAML 1.2-style scalars -------------------------------------------------------------------
@@ -790,6 +900,20 @@ def test_locate_in_json_has_no_line() -> None:
     assert isinstance(document, Document)
     assert document.locate("/a/b~1c/1") == Location("p.json", None, None, "/a/b~1c/1")
     assert document.locate("") == Location("p.json", pointer="")
+
+
+def test_locate_follows_aliases_to_the_node_they_name() -> None:
+    document = parse_document("a: &x\n  b: 1\nc: *x\nd: [*x]\n", format="yaml", source="p")
+    assert document.locate("/c") == Location("p", 1, 4, "/c")
+    assert document.locate("/c/b") == Location("p", 2, 6, "/c/b")
+    assert document.locate("/d/0/b") == Location("p", 2, 6, "/d/0/b")
+    assert document.locate("/d/1") == Location("p", pointer="/d/1")
+
+
+@pytest.mark.parametrize("pointer", ["/l/-1", "/l/+1", "/l/ 1", "/l/2"])
+def test_locate_takes_only_list_indexes_in_range(pointer: str) -> None:
+    document = parse_document("l: [a, b]\n", format="yaml", source="p")
+    assert document.locate(pointer) == Location("p", pointer=pointer)
 
 
 def test_read_pack_locates_in_files(tmp_path: Path) -> None:

@@ -1,0 +1,131 @@
+"""Reading YAML: the catalog's files, and one 9 MiB scalar, through each way of loading them.
+
+Run: python benchmarks/bench_loading.py [--repeat N] [--without-libyaml]
+
+Every YAML file of the catalog (``cases/**/*.yaml``) is read, as text, by:
+
+* PyYAML's own parser and our composing loader: the loader before it used libyaml;
+* libyaml's parser and our composing loader: what reads a document with anchors, tags or a
+  problem to report;
+* ``yaml.CSafeLoader``: libyaml's parser and composer with PyYAML's safe constructor, no
+  limits and no checks (the floor PyYAML offers, for comparison);
+* ``reference.parse_document``: the loader in use (libyaml's events read straight into data).
+
+Prints the median of N runs of each and its ratio to ``CSafeLoader``; then the time and the
+peak of Python allocations (tracemalloc; libyaml's own buffers are not traced) of one document
+holding a 9 MiB scalar (``--without-libyaml`` adds the same through PyYAML's own parser, which
+takes several seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+
+import reference
+from reference import _loading
+
+ROOT = Path(__file__).resolve().parents[1]
+SCALAR_BYTES = 9 * 1024 * 1024
+
+
+def median_seconds(action: Callable[[], object], repeat: int) -> float:
+    """The median wall time of ``repeat`` calls of ``action``."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def catalog_texts() -> list[str]:
+    """The catalog's YAML files that the loader accepts (a few packs are broken on purpose)."""
+    texts = []
+    for path in sorted(ROOT.glob("cases/**/*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        try:
+            reference.parse_document(text, format="yaml")
+        except reference.PackLoadError:
+            continue
+        texts.append(text)
+    return texts
+
+
+def read_all(load: Callable[[str], object], texts: list[str]) -> None:
+    """Read every text with ``load``."""
+    for text in texts:
+        load(text)
+
+
+def composing(parser: type) -> Callable[[str], object]:
+    """Our composing loader over ``parser``, as a function of the text."""
+
+    def load(text: str) -> object:
+        return _loading._compose_and_construct(text, None, reference.DEFAULT_LIMITS, parser)
+
+    return load
+
+
+def scalar_figures(parser: type) -> tuple[float, float]:
+    """Seconds and peak MiB of Python allocations to read a 9 MiB scalar with ``parser``."""
+    text = ("a: " + "x" * SCALAR_BYTES + "\n").encode()
+    saved = _loading.PARSER
+    _loading.PARSER = parser
+    try:
+        tracemalloc.start()
+        start = time.perf_counter()
+        reference.parse_document(text, format="yaml")
+        seconds = time.perf_counter() - start
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        _loading.PARSER = saved
+    return seconds, peak / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--without-libyaml", action="store_true", help="also time the fallback")
+    args = parser.parse_args()
+    texts = catalog_texts()
+    size = sum(len(text.encode()) for text in texts)
+    print(f"catalog: {len(texts)} YAML files, {size / 1024:,.0f} KiB; median of {args.repeat}")
+
+    ways: list[tuple[str, Callable[[str], object]]] = [
+        ("PyYAML parser + our composer (before)", composing(_loading.PurePythonParser)),
+    ]
+    if _loading.PARSER is not _loading.PurePythonParser:
+        ways.append(("libyaml parser + our composer", composing(_loading.PARSER)))
+        ways.append(("yaml.CSafeLoader (no limits)", lambda t: yaml.load(t, yaml.CSafeLoader)))
+    else:
+        print("this PyYAML has no libyaml: only the fallback can be measured")
+    ways.append(("reference.parse_document", lambda t: reference.parse_document(t, format="yaml")))
+    figures = {
+        label: median_seconds(functools.partial(read_all, load, texts), args.repeat)
+        for label, load in ways
+    }
+    floor = figures.get("yaml.CSafeLoader (no limits)")
+    for label, seconds in figures.items():
+        ratio = f"  ({seconds / floor:.2f}x CSafeLoader)" if floor else ""
+        print(f"{label:<40} {seconds * 1000:8.1f} ms{ratio}")
+
+    parsers = [_loading.PARSER]
+    if args.without_libyaml and _loading.PARSER is not _loading.PurePythonParser:
+        parsers.append(_loading.PurePythonParser)
+    for used in parsers:
+        seconds, peak = scalar_figures(used)
+        name = "PyYAML's parser" if used is _loading.PurePythonParser else "libyaml"
+        print(f"one 9 MiB scalar, {name}: {seconds:.2f} s, peak {peak:.0f} MiB traced")
+
+
+if __name__ == "__main__":
+    main()
