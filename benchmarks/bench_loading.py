@@ -12,9 +12,9 @@ Every YAML file of the catalog (``cases/**/*.yaml``) is read, as text, by:
 * ``reference.parse_document``: the loader in use (libyaml's events read straight into data).
 
 Prints the median of N runs of each and its ratio to ``CSafeLoader``; then the time and the
-peak of Python allocations (tracemalloc; libyaml's own buffers are not traced) of one document
-holding a 9 MiB scalar (``--without-libyaml`` adds the same through PyYAML's own parser, which
-takes several seconds).
+peak of Python allocations (tracemalloc; libyaml's own buffers are not traced) of a document
+holding one 9 MiB scalar, and of one holding 100,000 values, the limit (``--without-libyaml``
+adds both through PyYAML's own parser, which takes several seconds each).
 """
 
 from __future__ import annotations
@@ -74,16 +74,25 @@ def composing(parser: type) -> Callable[[str], object]:
     return load
 
 
-def scalar_figures(parser: type) -> tuple[float, float]:
-    """Seconds and peak MiB of Python allocations to read a 9 MiB scalar with ``parser``."""
-    text = ("a: " + "x" * SCALAR_BYTES + "\n").encode()
+def at_the_value_limit() -> str:
+    """A document of just under 100,000 values (the default limit): 16,600 short lines."""
+    return "".join(f"k{i}: [{i}, v{i}, {i}.5, true]\n" for i in range(16_600))
+
+
+def big_figures(text: str, parser: type) -> tuple[float, float]:
+    """Seconds and peak MiB of Python allocations to read ``text`` with ``parser``.
+
+    Two reads: one timed, one traced (tracing every allocation slows it down several times).
+    """
+    data = text.encode()
     saved = _loading.PARSER
     _loading.PARSER = parser
     try:
-        tracemalloc.start()
         start = time.perf_counter()
-        reference.parse_document(text, format="yaml")
+        reference.parse_document(data, format="yaml")
         seconds = time.perf_counter() - start
+        tracemalloc.start()
+        reference.parse_document(data, format="yaml")
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -121,10 +130,15 @@ def main() -> None:
     parsers = [_loading.PARSER]
     if args.without_libyaml and _loading.PARSER is not _loading.PurePythonParser:
         parsers.append(_loading.PurePythonParser)
+    big = {
+        "one 9 MiB scalar": "a: " + "x" * SCALAR_BYTES + "\n",
+        "100,000 values": at_the_value_limit(),
+    }
     for used in parsers:
-        seconds, peak = scalar_figures(used)
         name = "PyYAML's parser" if used is _loading.PurePythonParser else "libyaml"
-        print(f"one 9 MiB scalar, {name}: {seconds:.2f} s, peak {peak:.0f} MiB traced")
+        for label, text in big.items():
+            seconds, peak = big_figures(text, used)
+            print(f"{label}, {name}: {seconds:.2f} s, peak {peak:.0f} MiB traced")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,10 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 import re
+import stat
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,8 +101,7 @@ def read_document(
     """
     source = str(path)
     try:
-        with open(path, "rb") as stream:
-            data = stream.read(limits.max_bytes + 1)
+        data = _read_regular_file(path, limits.max_bytes + 1, source)
     except OSError as error:
         raise PackLoadError(
             f"cannot read the file: {error.strerror or error}",
@@ -109,6 +111,34 @@ def read_document(
     if format is None:
         format = "json" if source.lower().endswith(".json") else "yaml"
     return parse_document(data, format=format, source=source, limits=limits)
+
+
+_FILE_TYPES = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def _read_regular_file(path: str | Path, size: int, source: str) -> bytes:
+    """Read at most ``size`` bytes of ``path``, refusing at once anything but a regular file.
+
+    Opening does not block (``O_NONBLOCK``: a FIFO without a writer would wait forever), and
+    the type is checked on the open descriptor, so the file cannot be swapped in between.
+    """
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(descriptor, "rb") as stream:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _FILE_TYPES if test(mode)), "not a regular file")
+            raise PackLoadError(
+                f"cannot read the file: it is {kind}, not a regular file",
+                Location(source),
+                "give the path of a JSON or YAML file",
+            )
+        return stream.read(size)
 
 
 def parse_document(
@@ -189,14 +219,31 @@ def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _NON_FINITE = re.compile(r'(?<![\w"])-?(?:NaN|Infinity)(?![\w"])')
 
 
+class _NotANumber(Exception):
+    """A JSON number Python cannot hold as it is: one that overflows to infinity."""
+
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):  # 1e999: no NaN comes from a literal, and JSON has no infinity
+        raise _NotANumber(literal)
+    return value
 
 
 def _parse_json(text: str, source: str | None, limits: Limits) -> Any:
     try:
         data = json.loads(
-            text, object_pairs_hook=_pairs_without_duplicates, parse_constant=_reject_constant
+            text,
+            object_pairs_hook=_pairs_without_duplicates,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
         )
     except json.JSONDecodeError as error:
         raise PackLoadError(
@@ -204,14 +251,24 @@ def _parse_json(text: str, source: str | None, limits: Limits) -> Any:
             Location(source, error.lineno, error.colno),
             "fix the JSON syntax at that position",
         ) from None
-    except ValueError as error:  # NaN, Infinity
-        match = _NON_FINITE.search(text)
-        line, column = _line_column(text, match.start()) if match else (None, None)
+    except _NotANumber as error:
+        at = _line_column(text, _number_offset(text, error.literal.__eq__))
+        shown = error.literal if len(error.literal) <= 24 else error.literal[:20] + "..."
         raise PackLoadError(
-            f"invalid JSON: {error}",
-            Location(source, line, column),
+            f"invalid JSON: the number {shown} overflows to infinity, which is no JSON value",
+            Location(source, *at),
             "use a finite number or a string",
         ) from None
+    except ValueError as error:
+        match = _NON_FINITE.search(text)  # NaN, Infinity
+        if match is not None:
+            at = _line_column(text, match.start())
+            message, hint = f"invalid JSON: {error}", "use a finite number or a string"
+        else:  # an integer longer than Python converts (sys.get_int_max_str_digits())
+            at = _line_column(text, _number_offset(text, _too_many_digits))
+            message = "invalid JSON: an integer has more digits than can be read"
+            hint = "write it as a string"
+        raise PackLoadError(message, Location(source, *at), hint) from None
     except _DuplicateKey as error:
         line, column = _line_column(text, _duplicate_key_offset(text, error.key))
         raise PackLoadError(
@@ -273,6 +330,22 @@ def _second_key_offset(text: str, start: int, key: str) -> int:
             if seen == 2:
                 return match.start()
     return start
+
+
+_JSON_NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*', re.DOTALL)
+
+
+def _number_offset(text: str, wanted: Callable[[str], bool]) -> int:
+    """Offset of the first number outside the strings of JSON ``text`` that is ``wanted``."""
+    for match in _JSON_NUMBER.finditer(text):
+        if match.group()[0] != '"' and wanted(match.group()):
+            return match.start()
+    return 0
+
+
+def _too_many_digits(literal: str) -> bool:
+    limit = sys.get_int_max_str_digits()
+    return bool(limit) and literal.lstrip("-").isdecimal() and len(literal.lstrip("-")) > limit
 
 
 def _json_depth_offset(text: str, max_depth: int) -> int:
@@ -692,10 +765,11 @@ class _Checks(yaml.composer.Composer, yaml.constructor.SafeConstructor, yaml.res
         return value
 
     def _not_a_number(self, node: yaml.ScalarNode, kind: str) -> PackLoadError:
+        value = node.value if len(node.value) <= 24 else node.value[:20] + "..."
         return PackLoadError(
-            f"{node.value!r} is tagged as a number but is not {kind}",
+            f"{value!r} is read as a number (by its form or its tag) but is not {kind}",
             self._where(node.start_mark),
-            "remove the tag or fix the value",
+            "write a number JSON can hold, or make it a string: quote it, without a tag",
         )
 
 

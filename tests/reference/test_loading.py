@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -499,6 +501,43 @@ def test_yaml_infinities_and_nan_are_refused(constant: str) -> None:
     assert where(error) == (2, 8)
 
 
+@pytest.mark.parametrize(
+    ("text", "position"),
+    [
+        ('{"a": 1e999}', (1, 7)),
+        ('{"s": "1e999",\n "a": [1, -1E+400]}', (2, 11)),
+        ("[1e400]", (1, 2)),
+        ('{"n": ' + "1" * 400 + ".0}", (1, 7)),
+    ],
+)
+def test_json_numbers_that_overflow_to_infinity_are_refused_like_nan(
+    text: str, position: tuple[int, int]
+) -> None:
+    error = load_error(text, format="json")
+    assert "infinity" in error.message
+    assert where(error) == position
+
+
+def test_json_integers_past_the_digit_limit_are_refused_with_a_position() -> None:
+    error = load_error('{"n": "2",\n "m": ' + "7" * (sys.get_int_max_str_digits() + 1) + "}")
+    assert "digits" in error.message
+    assert where(error) == (2, 7)
+
+
+def test_json_numbers_near_the_float_limit_are_kept() -> None:
+    assert parse_document('{"a": 1e308, "b": -1.7e308}', format="json").data == {
+        "a": 1e308,
+        "b": -1.7e308,
+    }
+
+
+@pytest.mark.parametrize("number", ["1e999", "-1E+400", "1" * 400 + ".0"])
+def test_yaml_numbers_that_overflow_to_infinity_are_refused(number: str) -> None:
+    error = load_error(f"a: 1\nb: {number}\n", format="yaml")
+    assert "finite" in error.message
+    assert where(error) == (2, 4)
+
+
 def test_yaml_quoted_inf_is_a_string() -> None:
     assert parse_document("a: '.inf'\n", format="yaml").data == {"a": ".inf"}
 
@@ -554,6 +593,42 @@ def test_non_ascii_text_is_kept() -> None:
 )
 def test_lone_surrogate_escapes_are_refused(text: str, format: str) -> None:
     load_error(text, format=format)
+
+
+@pytest.mark.parametrize(
+    ("text", "position", "character"),
+    [
+        ("a: b\x00\n", (1, 5), "U+0000"),
+        ("a: 1\nb: \x07x\n", (2, 4), "U+0007"),
+        ("a: 'quoted \x1b'\n", (1, 12), "U+001B"),
+        ("# a comment \x7f\na: 1\n", (1, 13), "U+007F"),
+        ("a: \u00e9\x9b\n", (1, 5), "U+009B"),
+        ("a: \ufffe\n", (1, 4), "U+FFFE"),
+    ],
+)
+def test_yaml_control_characters_are_refused_with_their_position(
+    text: str, position: tuple[int, int], character: str
+) -> None:
+    error = load_error(text.encode(), format="yaml", source="p.yaml")
+    assert character in error.message
+    assert where(error) == position
+    assert error.hint
+
+
+def test_yaml_allowed_controls_and_escaped_ones_are_read() -> None:
+    text = 'a: "tab\there, escaped NUL \\0"\nb: next line \u0085\r\n'
+    assert parse_document(text, format="yaml").data == {
+        "a": "tab\there, escaped NUL \x00",
+        "b": "next line",
+    }
+
+
+def test_a_nul_in_a_yaml_file_is_a_load_error(tmp_path: Path) -> None:
+    path = tmp_path / "pack.yaml"
+    path.write_bytes(b"id: a\nname: b\x00c\n")
+    with pytest.raises(PackLoadError) as caught:
+        load_pack(str(path))
+    assert caught.value.location == Location(str(path), 2, 8)
 
 
 # -- documents and tags -----------------------------------------------------------------------
@@ -944,6 +1019,36 @@ def test_a_directory_is_not_a_pack(tmp_path: Path) -> None:
     with pytest.raises(PackLoadError) as caught:
         load_pack(str(tmp_path))
     assert "cannot read" in caught.value.message
+    assert "directory" in caught.value.message
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_fifo_is_refused_at_once_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    fifo = tmp_path / "pack.yaml"
+    os.mkfifo(fifo)
+    outcome: list[Exception] = []
+
+    def read() -> None:
+        try:
+            read_document(fifo)
+        except Exception as error:  # the assertions below say which
+            outcome.append(error)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout=60)  # a guard against hanging the suite, not a speed target
+    assert outcome, "read_document is blocked on a FIFO"
+    error = outcome[0]
+    assert isinstance(error, PackLoadError)
+    assert "FIFO" in error.message
+    assert error.location == Location(str(fifo))
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="no /dev/null here")
+def test_a_device_is_not_a_pack() -> None:
+    with pytest.raises(PackLoadError) as caught:
+        read_document("/dev/null")
+    assert "character device" in caught.value.message
 
 
 def test_errors_from_files_name_the_file(tmp_path: Path) -> None:
