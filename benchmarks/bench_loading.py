@@ -30,7 +30,7 @@ from pathlib import Path
 import yaml
 
 import reference
-from reference import _loading
+from reference._loading import yaml_composer, yaml_reader
 
 ROOT = Path(__file__).resolve().parents[1]
 SCALAR_BYTES = 9 * 1024 * 1024
@@ -69,7 +69,7 @@ def composing(parser: type) -> Callable[[str], object]:
     """Our composing loader over ``parser``, as a function of the text."""
 
     def load(text: str) -> object:
-        return _loading._compose_and_construct(text, None, reference.DEFAULT_LIMITS, parser)
+        return yaml_composer.compose_and_construct(text, None, reference.DEFAULT_LIMITS, parser)
 
     return load
 
@@ -85,8 +85,8 @@ def big_figures(text: str, parser: type) -> tuple[float, float]:
     Two reads: one timed, one traced (tracing every allocation slows it down several times).
     """
     data = text.encode()
-    saved = _loading.PARSER
-    _loading.PARSER = parser
+    saved = yaml_reader.PARSER
+    yaml_reader.PARSER = parser
     try:
         start = time.perf_counter()
         reference.parse_document(data, format="yaml")
@@ -96,7 +96,7 @@ def big_figures(text: str, parser: type) -> tuple[float, float]:
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-        _loading.PARSER = saved
+        yaml_reader.PARSER = saved
     return seconds, peak / 2**20
 
 
@@ -110,10 +110,10 @@ def main() -> None:
     print(f"catalog: {len(texts)} YAML files, {size / 1024:,.0f} KiB; median of {args.repeat}")
 
     ways: list[tuple[str, Callable[[str], object]]] = [
-        ("PyYAML parser + our composer (before)", composing(_loading.PurePythonParser)),
+        ("PyYAML parser + our composer (before)", composing(yaml_reader.PurePythonParser)),
     ]
-    if _loading.PARSER is not _loading.PurePythonParser:
-        ways.append(("libyaml parser + our composer", composing(_loading.PARSER)))
+    if yaml_reader.PARSER is not yaml_reader.PurePythonParser:
+        ways.append(("libyaml parser + our composer", composing(yaml_reader.PARSER)))
         ways.append(("yaml.CSafeLoader (no limits)", lambda t: yaml.load(t, yaml.CSafeLoader)))
     else:
         print("this PyYAML has no libyaml: only the fallback can be measured")
@@ -127,15 +127,15 @@ def main() -> None:
         ratio = f"  ({seconds / floor:.2f}x CSafeLoader)" if floor else ""
         print(f"{label:<40} {seconds * 1000:8.1f} ms{ratio}")
 
-    parsers = [_loading.PARSER]
-    if args.without_libyaml and _loading.PARSER is not _loading.PurePythonParser:
-        parsers.append(_loading.PurePythonParser)
+    parsers = [yaml_reader.PARSER]
+    if args.without_libyaml and yaml_reader.PARSER is not yaml_reader.PurePythonParser:
+        parsers.append(yaml_reader.PurePythonParser)
     big = {
         "one 9 MiB scalar": "a: " + "x" * SCALAR_BYTES + "\n",
         "100,000 values": at_the_value_limit(),
     }
     for used in parsers:
-        name = "PyYAML's parser" if used is _loading.PurePythonParser else "libyaml"
+        name = "PyYAML's parser" if used is yaml_reader.PurePythonParser else "libyaml"
         for label, text in big.items():
             seconds, peak = big_figures(text, used)
             print(f"{label}, {name}: {seconds:.2f} s, peak {peak:.0f} MiB traced")

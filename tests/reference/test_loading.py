@@ -1,4 +1,4 @@
-"""Tests of safe loading (SEMANTICS.md section 1, L1-L5): reference/_loading.py."""
+"""Tests of safe loading (SEMANTICS.md section 1, L1-L5): reference/_loading/."""
 
 from __future__ import annotations
 
@@ -20,13 +20,13 @@ from reference import (
     Limits,
     Location,
     PackLoadError,
-    _loading,
     load_pack,
     load_pack_string,
     parse_document,
     read_document,
     read_pack,
 )
+from reference._loading import yaml_composer, yaml_reader
 
 # -- helpers ----------------------------------------------------------------------------------
 
@@ -37,10 +37,10 @@ ROOT = Path(__file__).resolve().parents[2]
 def yaml_parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> type:
     """Run every test with libyaml's parser and again with PyYAML's own (the fallback)."""
     if request.param == "pyyaml":
-        monkeypatch.setattr(_loading, "PARSER", _loading.PurePythonParser)
+        monkeypatch.setattr(yaml_reader, "PARSER", yaml_reader.PurePythonParser)
     elif not yaml.__with_libyaml__:
         pytest.skip("this PyYAML is built without libyaml")
-    return _loading.PARSER
+    return yaml_reader.PARSER
 
 
 JSON_SCALARS = (str, int, float, bool, type(None))
@@ -264,9 +264,9 @@ def test_libyaml_is_the_parser_in_use_when_pyyaml_has_it(
 ) -> None:
     from yaml._yaml import CParser  # noqa: PLC0415
 
-    assert _loading._libyaml_parser() is CParser
+    assert yaml_reader.libyaml_parser() is CParser
     monkeypatch.undo()  # the parser chosen at import time, whichever run this is
-    assert _loading.PARSER is CParser
+    assert yaml_reader.PARSER is CParser
     used: list[str] = []
 
     class Spy(CParser):
@@ -274,7 +274,7 @@ def test_libyaml_is_the_parser_in_use_when_pyyaml_has_it(
             used.append(stream)
             super().__init__(stream)
 
-    monkeypatch.setattr(_loading, "PARSER", Spy)
+    monkeypatch.setattr(yaml_reader, "PARSER", Spy)
     document = parse_document("a: 1\n", format="yaml")
     assert used == ["a: 1\n"]
     assert document.locate("/a").line == 1
@@ -282,7 +282,7 @@ def test_libyaml_is_the_parser_in_use_when_pyyaml_has_it(
 
 def test_without_libyaml_pyyaml_parser_is_the_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "yaml._yaml", None)  # import yaml._yaml now fails
-    assert _loading._libyaml_parser() is None
+    assert yaml_reader.libyaml_parser() is None
 
 
 def _strict(value: Any) -> str:
@@ -296,14 +296,14 @@ def _assert_read_alike(text: str) -> bool:
     The fast reader must never accept what the composing loader refuses. Returns whether the
     fast reader read the text itself.
     """
-    parser, limits = _loading.PARSER, _loading.DEFAULT_LIMITS
+    parser, limits = yaml_reader.PARSER, reference.DEFAULT_LIMITS
     try:
-        composed = _loading._compose_and_construct(text, None, limits, parser)
+        composed = yaml_composer.compose_and_construct(text, None, limits, parser)
     except (PackLoadError, yaml.YAMLError):
         composed = refused = PackLoadError
     try:
-        fast = _loading._build(parser(text), limits)
-    except _loading._Fallback:
+        fast = yaml_reader.build(parser(text), limits)
+    except yaml_reader.Fallback:
         return False  # parse_document then returns what the composing loader says
     except yaml.YAMLError:
         assert composed is refused, text
@@ -315,7 +315,7 @@ def _assert_read_alike(text: str) -> bool:
 def test_fast_reader_and_composing_loader_agree_on_every_catalog_and_example_file(
     yaml_parser: type,
 ) -> None:
-    if yaml_parser is _loading.PurePythonParser:
+    if yaml_parser is yaml_reader.PurePythonParser:
         pytest.skip("the same events as libyaml's, several times slower")
     paths = sorted([*ROOT.glob("cases/**/*.yaml"), *ROOT.glob("examples/**/*.yaml")])
     assert len(paths) > 100
