@@ -21,6 +21,7 @@ from typing import Any
 from reference._composition_run import run_composition, run_state_composition
 from reference._composition_steps import CompositionRunError
 from reference._composition_trace import CompositionResult, StepTrace
+from reference._diagnostics import Diagnostic, is_valid
 from reference._errors import (
     InterpreterError,
     LocatedError,
@@ -31,8 +32,8 @@ from reference._errors import (
     SnapshotError,
 )
 from reference._extensions import Extensions, StepFailure, test_extensions
+from reference._json import describe_json_type, json_pointer
 from reference._loading import DEFAULT_LIMITS, Document, Limits, parse_document, read_document
-from reference._pointer import describe_json_type
 from reference._session import (
     Clock,
     ManualClock,
@@ -43,7 +44,7 @@ from reference._session import (
     restore_session,
     start_session,
 )
-from reference._validation import Diagnostic, is_valid, validate
+from reference._validation import validate
 from reference._workflow import Budget, StateSpec, Workflow, compile_workflow
 
 __all__ = [
@@ -74,6 +75,7 @@ __all__ = [
     "Workflow",
     "compile_workflow",
     "is_valid",
+    "json_pointer",
     "load_pack",
     "load_pack_string",
     "parse_document",

@@ -15,9 +15,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference import _graph, _validation
+from reference import _graph
 from reference._composition_values import COMPARE_OPS, REFERENCE
-from reference._pointer import pointer
+from reference._diagnostics import Diagnostic, Severity
+from reference._json import is_integer, json_pointer
 
 V1_KINDS = ("prompt", "agent", "tool", "branch", "parallel")
 LEAF_KINDS = ("prompt", "agent", "tool")  # and vendor kinds (SEMANTICS C4)
@@ -65,10 +66,10 @@ def spell(where: Where | None) -> str:
     while where is not None:
         where, token = where
         tokens.append(token)
-    return pointer(*reversed(tokens))
+    return json_pointer(*reversed(tokens))
 
 
-def diagnostics(pack: dict[str, Any]) -> list[_validation.Diagnostic]:
+def diagnostics(pack: dict[str, Any]) -> list[Diagnostic]:
     """Return the diagnostics of every composition of a pack (unsorted).
 
     Arguments:
@@ -78,7 +79,7 @@ def diagnostics(pack: dict[str, Any]) -> list[_validation.Diagnostic]:
     if not isinstance(compositions, dict):
         return []
     context = _PackContext.of(pack)
-    found: list[_validation.Diagnostic] = []
+    found: list[Diagnostic] = []
     for name, composition in compositions.items():
         found.extend(_CompositionRules(context, name, composition).diagnostics())
     return found
@@ -159,7 +160,7 @@ class _CompositionRules:
         self.name = name
         self.composition = composition
         self.where: Where = ((None, "compositions"), name)
-        self.found: list[_validation.Diagnostic] = []
+        self.found: list[Diagnostic] = []
         self.steps: list[_Step] = []
         self.tops: list[int] = []  # number of each top-level step object, by index in steps
         self.by_id: dict[str, list[_Step]] = {}
@@ -168,10 +169,10 @@ class _CompositionRules:
     def report(
         self, code: str, where: Where | None, message: str, *, warning: bool = False
     ) -> None:
-        severity: _validation.Severity = "warning" if warning else "error"
-        self.found.append(_validation.Diagnostic(code, severity, spell(where), message))
+        severity: Severity = "warning" if warning else "error"
+        self.found.append(Diagnostic(code, severity, spell(where), message))
 
-    def diagnostics(self) -> list[_validation.Diagnostic]:
+    def diagnostics(self) -> list[Diagnostic]:
         self.check_name()
         composition = self.composition
         if not isinstance(composition, dict):
@@ -208,7 +209,7 @@ class _CompositionRules:
 
     def check_version(self) -> None:
         version = self.composition.get("version")
-        if _validation.is_integer(version) and version not in SUPPORTED_COMPOSITION_VERSIONS:
+        if is_integer(version) and version not in SUPPORTED_COMPOSITION_VERSIONS:
             self.report(
                 "composition-version-unsupported",
                 (self.where, "version"),

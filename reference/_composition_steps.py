@@ -17,11 +17,10 @@ from reference._composition_values import (
     Predicate,
     PredicateInvalid,
     compile_predicate,
-    is_number,
 )
 from reference._errors import InterpreterError
 from reference._extensions import V1_KINDS, V1_REDUCERS, is_namespaced
-from reference._pointer import describe_json_type, pointer
+from reference._json import describe_json_type, is_number, json_pointer
 
 _STEP_ID = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 
@@ -139,7 +138,9 @@ def compile_composition(pack: Any, name: str) -> Composition:
             "composition-unknown", f"the pack has no composition {name!r}", "/compositions"
         )
     # A private copy: the caller may change the pack while branches run in other threads.
-    return _Compiler(pointer("compositions", name)).composition(copy.deepcopy(compositions[name]))
+    return _Compiler(json_pointer("compositions", name)).composition(
+        copy.deepcopy(compositions[name])
+    )
 
 
 class _Compiler:

@@ -12,10 +12,10 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any
 
 from reference._extensions import StepFailure
-from reference._pointer import describe_json_type
+from reference._json import describe_json_type, is_number
 
 # Anything up to the closing brace; what is inside is checked when the reference is parsed,
 # so `${a..b}` is an unresolved reference rather than literal text.
@@ -152,11 +152,6 @@ def _text(value: Any) -> str:
 
 
 # -- JSON values -------------------------------------------------------------------------------
-
-
-def is_number(value: Any) -> TypeGuard[int | float]:
-    """Whether ``value`` is a JSON number (Python's ``bool`` is an ``int``, but not a number)."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def json_equal(a: Any, b: Any) -> bool:

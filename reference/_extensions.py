@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from reference._errors import InterpreterError
-from reference._pointer import describe_json_type
+from reference._json import describe_json_type
 
 V1_KINDS = ("prompt", "agent", "tool", "branch", "parallel")
 V1_REDUCERS = ("append", "replace", "barrier")

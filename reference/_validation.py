@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal, TypeGuard
+from typing import Any
 
 import jsonschema_rs
 
 from reference import _composition_rules, _graph
-from reference._pointer import describe_json_type, pointer, pointer_from_path
+from reference._diagnostics import Diagnostic, Severity, sort_key
+from reference._json import describe_json_type, is_integer, json_pointer
 from reference._resources import schema_path
-
-Severity = Literal["error", "warning"]
 
 SUPPORTED_WORKFLOW_VERSIONS = (1, 2)
 ORCHESTRATIONS = ("internal", "external", "hybrid", "composition")
@@ -29,45 +26,6 @@ _PASCAL_CASE = re.compile(r"[A-Z][a-zA-Z0-9]*")
 # The name runs up to the first character that cannot be part of it, so filters and nested
 # access (`{{artifacts.log|upper}}`, `{{artifacts.report.summary}}`) still name `log`, `report`.
 _ARTIFACT_REFERENCE = re.compile(r"\{\{\s*artifacts\.([A-Za-z0-9_-]+)")
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    """One finding of the validator.
-
-    Attributes:
-        code: the stable SEMANTICS code, e.g. ``entry-unknown``.
-        severity: ``error`` (the pack is invalid) or ``warning`` (it is not).
-        path: JSON pointer to the value the finding is about.
-        message: a sentence for people; compare codes and paths, never messages.
-    """
-
-    code: str
-    severity: Severity
-    path: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.severity} {self.code} at {self.path or '/'}: {self.message}"
-
-    def to_dict(self) -> dict[str, str]:
-        """Return the diagnostic as plain JSON-able data."""
-        return {
-            "code": self.code,
-            "severity": self.severity,
-            "path": self.path,
-            "message": self.message,
-        }
-
-
-def sort_key(diagnostic: Diagnostic) -> tuple[int, str, str, str]:
-    """Errors first, then by path, code and message: the order every tool prints."""
-    return (diagnostic.severity != "error", diagnostic.path, diagnostic.code, diagnostic.message)
-
-
-def is_valid(diagnostics: Iterable[Diagnostic]) -> bool:
-    """Whether a list of diagnostics has no error (warnings never make a pack invalid)."""
-    return not any(d.severity == "error" for d in diagnostics)
 
 
 def validate(pack: Any) -> list[Diagnostic]:
@@ -101,7 +59,7 @@ def _schema_diagnostics(pack: dict[str, Any]) -> list[Diagnostic]:
     found = []
     for error in _pack_schema_validator().iter_errors(pack):
         instance_path = list(error.instance_path)
-        where = pointer_from_path(instance_path)
+        where = json_pointer(*instance_path)
         code = _code_for_schema_error(instance_path, list(error.schema_path), error.kind)
         if code is None:
             continue
@@ -137,13 +95,6 @@ def _code_for_schema_error(
 
 
 # -- the workflow rules -----------------------------------------------------------------------
-
-
-def is_integer(value: Any) -> TypeGuard[int | float]:
-    """Whether a loaded value is an integer in JSON terms (``2`` or ``2.0``, not ``True``)."""
-    return (isinstance(value, int) and not isinstance(value, bool)) or (
-        isinstance(value, float) and value.is_integer()
-    )
 
 
 class _WorkflowRules:
@@ -232,7 +183,7 @@ class _WorkflowRules:
                 self.report(
                     "prompt-task-unknown",
                     "error",
-                    pointer(*base, "prompt_task"),
+                    json_pointer(*base, "prompt_task"),
                     f"prompt_task {task!r} is not a key of prompts",
                 )
         for event, target in events.items():
@@ -243,21 +194,21 @@ class _WorkflowRules:
                 self.report(
                     "event-target-unknown",
                     "error",
-                    pointer(*base, "on_event", event),
+                    json_pointer(*base, "on_event", event),
                     f"event {event!r} targets {target!r}, which is not a state",
                 )
             if not _PASCAL_CASE.fullmatch(event):
                 self.report(
                     "event-name-style",
                     "warning",
-                    pointer(*base, "on_event", event),
+                    json_pointer(*base, "on_event", event),
                     f"event name {event!r} is not PascalCase",
                 )
         if redirect is not None and redirect not in self.all_states:
             self.report(
                 "on-max-visits-unknown",
                 "error",
-                pointer(*base, "on_max_visits"),
+                json_pointer(*base, "on_max_visits"),
                 f"on_max_visits {redirect!r} is not a state",
             )
         composition = _string(state, "composition")
@@ -267,7 +218,7 @@ class _WorkflowRules:
                 self.report(
                     "composition-unknown",
                     "error",
-                    pointer(*base, "composition"),
+                    json_pointer(*base, "composition"),
                     f"composition {composition!r} is not a key of compositions",
                 )
 
@@ -276,7 +227,7 @@ class _WorkflowRules:
             self.report(
                 "terminal-with-transitions",
                 "warning",
-                pointer(*base, "on_event"),
+                json_pointer(*base, "on_event"),
                 f"terminal state {name!r} declares on_event transitions; they never fire",
             )
         persistence = state.get("persistence")
@@ -284,14 +235,14 @@ class _WorkflowRules:
             self.report(
                 "persistence-unknown",
                 "warning",
-                pointer(*base, "persistence"),
+                json_pointer(*base, "persistence"),
                 f"persistence {persistence!r} is neither 'transient' nor 'persistent'",
             )
         if self.newer_version and not marked_terminal and not events and guard is None:
             self.report(
                 "dead-end-state",
                 "warning",
-                pointer(*base),
+                json_pointer(*base),
                 f"state {name!r} has no transitions and no max_visits but is not marked "
                 "terminal: true; mark it terminal or add transitions",
             )
@@ -312,7 +263,7 @@ class _WorkflowRules:
                 self.report(
                     "artifact-mode-conflict",
                     "warning",
-                    pointer(*base, "artifacts", artifact),
+                    json_pointer(*base, "artifacts", artifact),
                     f"artifact {artifact!r} is declared with mode {first!r} elsewhere "
                     f"and {mode!r} here",
                 )
@@ -334,7 +285,7 @@ class _WorkflowRules:
                     self.report(
                         "artifact-undeclared",
                         "warning",
-                        pointer("prompts", task, "system_template"),
+                        json_pointer("prompts", task, "system_template"),
                         f"the template reads {{{{artifacts.{reference}}}}} but no state "
                         f"declares artifact {reference!r}",
                     )
@@ -376,7 +327,7 @@ class _WorkflowRules:
                     self.report(
                         "unreachable-state",
                         "warning",
-                        pointer("workflow", "states", name),
+                        json_pointer("workflow", "states", name),
                         f"state {name!r} cannot be reached from the entry {entry!r}",
                     )
             if is_integer(total_visits):
@@ -404,7 +355,7 @@ class _WorkflowRules:
                 self.report(
                     "no-terminal-path",
                     "warning",
-                    pointer("workflow", "states", name),
+                    json_pointer("workflow", "states", name),
                     f"no terminal state can be reached from {name!r}; only a limit stops it",
                 )
 
@@ -416,7 +367,7 @@ class _WorkflowRules:
             self.report(
                 "redirect-cycle",
                 "warning",
-                pointer("workflow", "states", ordered[0], "on_max_visits"),
+                json_pointer("workflow", "states", ordered[0], "on_max_visits"),
                 "on_max_visits chain never exits: " + " -> ".join([*ordered, ordered[0]]),
             )
 
@@ -447,7 +398,7 @@ class _WorkflowRules:
             self.report(
                 "cycle-unbounded",
                 "warning",
-                pointer("workflow", "states", members[0]),
+                json_pointer("workflow", "states", members[0]),
                 "states " + ", ".join(members) + " form a loop with no max_visits and no "
                 "engine.budget.max_total_visits; it could run forever",
             )

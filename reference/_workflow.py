@@ -11,7 +11,8 @@ from types import MappingProxyType
 from typing import Any
 
 from reference._errors import PackInvalidError, Rejection
-from reference._validation import SUPPORTED_WORKFLOW_VERSIONS, is_integer, validate
+from reference._json import is_integer
+from reference._validation import SUPPORTED_WORKFLOW_VERSIONS, validate
 
 
 @dataclass(frozen=True, slots=True)

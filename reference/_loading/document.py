@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from reference._errors import Location, PackLoadError
-from reference._pointer import unescape_pointer
+from reference._json import unescape_pointer
 
 Format = Literal["json", "yaml"]
 

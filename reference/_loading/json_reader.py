@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from reference._errors import Location, PackLoadError
+from reference._json import escape_token
 from reference._loading.document import (
     SURROGATE,
     SURROGATE_ESCAPE,
@@ -20,7 +21,6 @@ from reference._loading.document import (
     too_deep,
     too_many_values,
 )
-from reference._pointer import escape_token
 
 
 class _DuplicateKey(Exception):

@@ -16,6 +16,7 @@ from typing import Any, cast
 import yaml
 
 from reference._errors import Location, PackLoadError
+from reference._json import describe_json_type
 from reference._loading.document import (
     DEFAULT_LIMITS,
     SURROGATE,
@@ -23,7 +24,6 @@ from reference._loading.document import (
     too_deep,
     too_many_values,
 )
-from reference._pointer import describe_json_type
 
 TAG = "tag:yaml.org,2002:"
 """The prefix of the YAML core tags (``!!str`` is ``tag:yaml.org,2002:str``)."""

@@ -25,7 +25,7 @@ import pytest
 
 import reference
 from reference import Diagnostic
-from reference._validation import sort_key
+from reference._diagnostics import sort_key
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "rfc"

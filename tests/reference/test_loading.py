@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reference
@@ -29,6 +29,9 @@ from reference import (
 from reference._loading import yaml_composer, yaml_reader
 
 # -- helpers ----------------------------------------------------------------------------------
+
+# Each example is read by PyYAML's own parser too, which a busy machine can make slow.
+SETTINGS = settings(deadline=None)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -235,6 +238,7 @@ _json_values = st.recursive(
 )
 
 
+@SETTINGS
 @given(st.dictionaries(_bmp_text, _json_values, max_size=5))
 def test_json_text_reads_the_same_as_json_and_as_yaml(value: dict[str, Any]) -> None:
     text = json.dumps(value)
@@ -335,6 +339,7 @@ _PLAIN_SCALARS = st.sampled_from(
 )
 
 
+@SETTINGS
 @given(st.lists(_PLAIN_SCALARS, min_size=1, max_size=6))
 def test_fast_reader_resolves_plain_scalars_as_the_composing_loader(scalars: list[str]) -> None:
     _assert_read_alike("".join(f"k{i}: {s}\n" for i, s in enumerate(scalars)))
@@ -342,6 +347,7 @@ def test_fast_reader_resolves_plain_scalars_as_the_composing_loader(scalars: lis
     _assert_read_alike("".join(f"{s or '~'}: x\n" for s in scalars))
 
 
+@SETTINGS
 @given(_json_values, st.sampled_from([None, True, False]))
 def test_fast_reader_reads_dumped_yaml_as_the_composing_loader(
     value: Any, flow_style: bool | None
