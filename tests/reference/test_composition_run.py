@@ -19,14 +19,14 @@ from typing import Any
 import pytest
 
 import reference
-from reference._composition_run import (
+from reference._compositions.extensions import Extensions, StepFailure
+from reference._compositions.extensions import test_extensions as kit_extensions
+from reference._compositions.run import (
     CompositionResult,
     CompositionRunError,
     run_composition,
     run_state_composition,
 )
-from reference._extensions import Extensions, StepFailure
-from reference._extensions import test_extensions as kit_extensions
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples/rfc"
 

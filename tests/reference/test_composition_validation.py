@@ -1248,7 +1248,7 @@ def test_a_composition_is_judged_alone() -> None:
 
 def test_the_rules_module_imports_first_without_a_cycle() -> None:
     result = subprocess.run(
-        [sys.executable, "-c", "import reference._composition_rules as r; print(r.V1_KINDS[0])"],
+        [sys.executable, "-c", "import reference._compositions.rules as r; print(r.V1_KINDS[0])"],
         capture_output=True,
         text=True,
         check=False,

@@ -27,7 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference._composition_steps import (
+from reference._compositions.extensions import V1_REDUCERS, Extensions, StepFailure
+from reference._compositions.steps import (
     AgentStep,
     BranchStep,
     CallStep,
@@ -37,7 +38,7 @@ from reference._composition_steps import (
     Step,
     compile_composition,
 )
-from reference._composition_trace import (
+from reference._compositions.trace import (
     BranchDecision,
     CompositionResult,
     RunFailure,
@@ -46,10 +47,9 @@ from reference._composition_trace import (
     StepTrace,
     ToolCallTrace,
 )
-from reference._composition_values import Scope, evaluate, resolve
-from reference._extensions import V1_REDUCERS, Extensions, StepFailure
+from reference._compositions.values import Scope, evaluate, resolve
 from reference._json import describe_json_type, is_number, json_pointer
-from reference._session import Session
+from reference._workflow.session import Session
 
 __all__ = [
     "BranchDecision",

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reference import _graph
-from reference._composition_values import COMPARE_OPS, REFERENCE
+from reference._compositions.values import COMPARE_OPS, REFERENCE
 from reference._diagnostics import Diagnostic, Severity
 from reference._json import is_integer, json_pointer
 

@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from reference._composition_values import (
+from reference._compositions.extensions import V1_KINDS, V1_REDUCERS, is_namespaced
+from reference._compositions.values import (
     Predicate,
     PredicateInvalid,
     compile_predicate,
 )
 from reference._errors import InterpreterError
-from reference._extensions import V1_KINDS, V1_REDUCERS, is_namespaced
 from reference._json import describe_json_type, is_number, json_pointer
 
 _STEP_ID = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from reference._errors import Rejection, SnapshotError
-from reference._workflow import StateSpec, Workflow, compile_workflow
+from reference._workflow.model import StateSpec, Workflow, compile_workflow
 
 Clock = Callable[[], float]
 """Returns seconds on a monotonic scale; sessions measure elapsed time with it."""

@@ -12,7 +12,8 @@ from typing import Any
 
 from reference._errors import PackInvalidError, Rejection
 from reference._json import is_integer
-from reference._validation import SUPPORTED_WORKFLOW_VERSIONS, validate
+from reference._validation import validate
+from reference._workflow.rules import SUPPORTED_WORKFLOW_VERSIONS
 
 
 @dataclass(frozen=True, slots=True)

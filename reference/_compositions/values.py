@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reference._extensions import StepFailure
+from reference._compositions.extensions import StepFailure
 from reference._json import describe_json_type, is_number
 
 # Anything up to the closing brace; what is inside is checked when the reference is parsed,

@@ -1,0 +1,6 @@
+"""Workflows (RFC 0005, RFC 0009): the rules, the compiled form, and sessions.
+
+- ``rules``: the validation rules of a pack's ``workflow``, read by ``reference.validate``;
+- ``model``: a valid workflow compiled into the plain form sessions run on;
+- ``session``: one run of a workflow, event by event.
+"""
