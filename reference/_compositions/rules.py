@@ -1,59 +1,51 @@
-"""Validating compositions (RFC 0010): every rule of SEMANTICS.md section 4 after the schema.
+"""The composition rulebook: every rule of SEMANTICS.md section 4, written once.
 
-The pack schema checks the composition shapes but leaves every rule that has its own code to
-this module, so that each violation is reported once, under that code, never also as `schema`.
-The rules skip what is malformed (the schema has reported it) and run in time linear in the
-size of the compositions: steps are read to two levels (a parallel's branches; a parallel nested
-in one is rejected and not looked into), predicates and input values are walked with explicit
-stacks, never by recursion, and the step graph's cycles come from one Tarjan pass.
+Each rule is a small function that yields diagnostics, as python-jsonschema's keyword functions
+yield errors: a composition rule reads a :class:`Composition`, a step rule one of its
+:class:`Step` objects. ``reference.validate`` reports what every rule yields for every
+composition; the engine runs the same rules on the composition it is asked to run and refuses
+it on the first error (or on a construct it does not run, see :data:`ENGINE_REFUSES`), then
+compiles it without checking anything again. So the two can never disagree.
+
+The schema's part comes first (``reference._schema``); the rules after it skip what is
+malformed, as the schema has reported it, so each problem is reported once. They run in time
+linear in the size of the compositions: the steps are flattened once, at any depth, with an
+explicit stack; predicates and input values are walked with explicit stacks, never by
+recursion; the step graph's cycles come from one Tarjan pass.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
+import itertools
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference import _graph
-from reference._compositions.values import COMPARE_OPS, REFERENCE
-from reference._diagnostics import Diagnostic, Severity
+from reference import _graph, _schema
+from reference._compositions.vocabulary import (
+    BINDINGS,
+    COMPARE_OPS,
+    LIST_OPS,
+    PREDICATE_VARIANTS,
+    REFERENCE,
+    REQUIRED_FIELDS,
+    RESERVED_NAMES,
+    STEP_ID,
+    SUPPORTED_VERSIONS,
+    V1_KINDS,
+    V1_REDUCERS,
+    VENDOR_BINDINGS,
+    is_known_kind,
+    is_known_reducer,
+)
+from reference._diagnostics import Diagnostic, sort_key
 from reference._json import is_integer, json_pointer
 
-V1_KINDS = ("prompt", "agent", "tool", "branch", "parallel")
-LEAF_KINDS = ("prompt", "agent", "tool")  # and vendor kinds (SEMANTICS C4)
-REDUCE_STRATEGIES = ("append", "replace", "barrier")
-RESERVED_NAMES = ("workflow__transition", "workflow__set_artifact")
-SUPPORTED_COMPOSITION_VERSIONS = (1,)
-LIST_OPS = ("in", "not_in")
-# The predicate variants by their exact keys: a predicate object has no other keys (closed,
-# as the reference's engine reads them), so a stray key cannot pass for an expression.
-PREDICATE_VARIANTS = (
-    frozenset(("path", "op", "value")),
-    frozenset(("path", "exists")),
-    frozenset(("all_of",)),
-    frozenset(("any_of",)),
-    frozenset(("not",)),
-)
-# Where each kind reads references; vendor kinds (absent here) are scanned in both.
-BINDINGS: dict[str | None, tuple[str, ...]] = {
-    "prompt": ("input",),
-    "agent": ("input",),
-    "tool": ("args",),
-    "branch": (),
-    "parallel": (),
-}
-REQUIRED_FIELDS = {
-    "prompt": ("prompt_task",),
-    "agent": ("prompt_task",),
-    "tool": ("tool",),
-    "branch": ("predicate", "then"),
-}
+ENGINE_REFUSES = frozenset(("parallel-member-kind",))
+"""Warnings the engine refuses to run on: valid packs, but constructs this reference does not
+run (a branch or parallel step among a parallel's branches, SEMANTICS C4)."""
 
 CYCLE_NAMES_SHOWN = 10  # a step-graph-cycle message names this many steps, then counts
-
-STEP_ID = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
-VENDOR_NAME = re.compile(r"[a-z][a-z0-9_-]*\.[a-z][a-z0-9_.-]*")
 
 # A JSON-pointer location kept as a linked list (parent, token), so that walking a deep
 # structure costs constant work per level; it is spelt out only when a diagnostic needs it.
@@ -69,33 +61,85 @@ def spell(where: Where | None) -> str:
     return json_pointer(*reversed(tokens))
 
 
-def diagnostics(pack: dict[str, Any]) -> list[Diagnostic]:
-    """Return the diagnostics of every composition of a pack (unsorted).
+def error(code: str, where: Where | None, message: str) -> Diagnostic:
+    """An error at a linked location."""
+    return Diagnostic(code, "error", spell(where), message)
+
+
+def warning(code: str, where: Where | None, message: str) -> Diagnostic:
+    """A warning at a linked location."""
+    return Diagnostic(code, "warning", spell(where), message)
+
+
+# -- entry points -----------------------------------------------------------------------------
+
+
+def diagnostics(pack: Mapping[str, Any]) -> list[Diagnostic]:
+    """Every diagnostic of every composition of a pack (unsorted), the schema's included.
 
     Arguments:
-        pack: the loaded pack (an object; the schema has already been applied to it).
+        pack: the loaded pack (an object).
     """
     compositions = pack.get("compositions")
     if not isinstance(compositions, dict):
-        return []
-    context = _PackContext.of(pack)
+        return []  # absent, or the schema reports it
+    context = PackContext.of(pack)
     found: list[Diagnostic] = []
-    for name, composition in compositions.items():
-        found.extend(_CompositionRules(context, name, composition).diagnostics())
+    for name, data in compositions.items():
+        found.extend(composition_diagnostics(context, name, data))
     return found
 
 
-@dataclass(frozen=True)
-class _PackContext:
-    """What the composition rules read from the rest of the pack."""
+def composition_diagnostics(context: PackContext, name: str, data: Any) -> Iterator[Diagnostic]:
+    """The diagnostics of one composition: the schema's, then every rule's.
 
-    prompts: dict[str, Any]
+    Arguments:
+        context: what the rules read from the rest of the pack.
+        name: the composition's key in ``compositions``.
+        data: the composition as written.
+    """
+    yield from _schema.composition_diagnostics(name, data)
+    composition = Composition.read(context, name, data)
+    for rule in COMPOSITION_RULES:
+        yield from rule(composition)
+    for step in composition.steps:
+        for step_rule in (*STEP_RULES, *KIND_RULES.get(step.kind or "", ())):
+            yield from step_rule(composition, step)
+
+
+def refusal(context: PackContext, name: str, data: Any) -> Diagnostic | None:
+    """Why the engine does not run composition ``name``: the first of its errors, or of the
+    warnings in :data:`ENGINE_REFUSES`, in the validator's order; ``None`` when it runs."""
+    refusals = [
+        d
+        for d in composition_diagnostics(context, name, data)
+        if d.severity == "error" or d.code in ENGINE_REFUSES
+    ]
+    return min(refusals, key=sort_key, default=None)
+
+
+# -- what the rules read ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PackContext:
+    """What the composition rules read from the rest of the pack.
+
+    Attributes:
+        prompts: the pack's ``prompts`` (empty when malformed).
+        tools: the keys of the pack's ``tools``.
+        pack_evals: the ids of the pack-level ``evals``.
+        referenced: the compositions a composition-mode workflow state names.
+    """
+
+    prompts: Mapping[str, Any]
     tools: frozenset[str]
     pack_evals: frozenset[str]
-    referenced: frozenset[str]  # compositions named by a composition-mode workflow state
+    referenced: frozenset[str]
 
     @classmethod
-    def of(cls, pack: dict[str, Any]) -> _PackContext:
+    def of(cls, pack: Mapping[str, Any]) -> PackContext:
+        """Read the context of a loaded pack, skipping what is malformed."""
         prompts = pack.get("prompts")
         tools = pack.get("tools")
         referenced: set[str] = set()
@@ -129,8 +173,8 @@ def _eval_ids(evals: Any) -> frozenset[str]:
 
 
 @dataclass(eq=False)
-class _Step:
-    """One step object of a composition: a top-level step or a parallel's branch.
+class Step:
+    """One step object of a composition: a top-level step or a parallel's branch, at any depth.
 
     Attributes:
         number: position in document order (pre-order: a parallel, then its branches).
@@ -140,6 +184,8 @@ class _Step:
         kind: its kind when it is a string, else ``None``.
         top: index in ``steps`` of the top-level step it is, or is nested in.
         parent: number of the parallel whose branch it is (``None`` at the top level).
+        known: whether its kind is a v1 or a vendor kind (the kind-specific rules apply).
+        members: numbers of its branches, for a parallel.
     """
 
     number: int
@@ -149,492 +195,92 @@ class _Step:
     kind: str | None
     top: int
     parent: int | None
+    known: bool
     members: list[int] = field(default_factory=list)
 
+    def label(self) -> str:
+        """The step for messages: its id, else its pointer."""
+        return repr(self.id) if self.id is not None else spell(self.where)
 
-class _CompositionRules:
-    """The checks of SEMANTICS section 4 on one entry of ``compositions``."""
 
-    def __init__(self, context: _PackContext, name: str, composition: Any) -> None:
-        self.context = context
-        self.name = name
-        self.composition = composition
-        self.where: Where = ((None, "compositions"), name)
-        self.found: list[Diagnostic] = []
-        self.steps: list[_Step] = []
-        self.tops: list[int] = []  # number of each top-level step object, by index in steps
-        self.by_id: dict[str, list[_Step]] = {}
-        self.nested_ids: set[str] = set()  # ids inside a parallel nested in a parallel
+@dataclass(eq=False)
+class Composition:
+    """One entry of ``compositions`` as the rules read it: its steps flattened in document order.
 
-    def report(
-        self, code: str, where: Where | None, message: str, *, warning: bool = False
-    ) -> None:
-        severity: Severity = "warning" if warning else "error"
-        self.found.append(Diagnostic(code, severity, spell(where), message))
+    Attributes:
+        context: what the rules read from the rest of the pack.
+        name: the key in ``compositions``.
+        fields: the composition object (empty when it is not an object).
+        where: its location.
+        steps: every step object, at any depth, in document order.
+        tops: for each item of ``steps``, the number of its step (-1: not an object).
+        by_id: the steps of each string id, in document order.
+    """
 
-    def diagnostics(self) -> list[Diagnostic]:
-        self.check_name()
-        composition = self.composition
-        if not isinstance(composition, dict):
-            return self.found  # the schema reports it
-        self.check_version()
-        steps = composition.get("steps")
-        if isinstance(steps, list):
-            self.collect(steps)
-        self.check_ids()
-        for step in self.steps:
-            self.check_step(step)
-        self.check_output()
-        self.check_graph()
-        self.check_joins()
-        return self.found
+    context: PackContext
+    name: str
+    fields: dict[str, Any]
+    where: Where
+    steps: list[Step] = field(default_factory=list)
+    tops: list[int] = field(default_factory=list)
+    by_id: dict[str, list[Step]] = field(default_factory=dict)
 
-    # the composition
-
-    def check_name(self) -> None:
-        if self.name in RESERVED_NAMES:
-            self.report(
-                "composition-name-reserved",
-                self.where,
-                f"{self.name!r} is a name reserved by runtimes (their workflow tools); "
-                "rename the composition",
-            )
-        if self.name not in self.context.referenced:
-            self.report(
-                "composition-unreferenced",
-                self.where,
-                f"no workflow state in composition mode runs composition {self.name!r}",
-                warning=True,
-            )
-
-    def check_version(self) -> None:
-        version = self.composition.get("version")
-        if is_integer(version) and version not in SUPPORTED_COMPOSITION_VERSIONS:
-            self.report(
-                "composition-version-unsupported",
-                (self.where, "version"),
-                f"composition version {version} is not supported (supported: 1)",
-            )
-
-    def check_output(self) -> None:
-        output = self.composition.get("output")
-        if not isinstance(output, str):
-            return
-        named = self.by_id.get(output)
-        if named is None and output in self.nested_ids:
-            return  # inside a nested parallel, which is reported already
-        if named is None:
-            self.report(
-                "composition-output-unknown",
-                (self.where, "output"),
-                f"output names {output!r}, which is not a step of the composition",
-            )
-        elif all(step.kind == "branch" for step in named):
-            self.report(
-                "composition-output-unknown",
-                (self.where, "output"),
-                f"output names {output!r}, a branch step, which has no output",
-            )
-
-    # the steps, flattened in document order
-
-    def collect(self, steps: list[Any]) -> None:
-        """Number the steps in document order: each step, then the branches of a parallel.
-
-        A parallel inside a parallel is rejected (``parallel-member-kind``) and not looked
-        into: the ids of the steps in it are only noted, so that naming them is not reported
-        as well. Every rule thus reads at most two levels of steps, however deep the nesting.
-        """
-        base: Where = (self.where, "steps")
+    @classmethod
+    def read(cls, context: PackContext, name: str, data: Any) -> Composition:
+        """Flatten a composition's steps: each step, then the branches of a parallel, depth
+        first, with an explicit stack, however deep the parallels nest."""
+        where: Where = ((None, "compositions"), name)
+        composition = cls(context, name, data if isinstance(data, dict) else {}, where)
+        steps = composition.fields.get("steps")
+        if not isinstance(steps, list):
+            return composition
+        base: Where = (composition.where, "steps")
         for index, value in enumerate(steps):
-            step = self.add(value, (base, index), index, None)
-            self.tops.append(-1 if step is None else step.number)
-            branches = _branches(step)
-            if step is None or branches is None:
-                continue
-            inner: Where = (step.where, "branches")
-            for position, raw in enumerate(branches):
-                member = self.add(raw, (inner, position), index, step.number)
+            step = composition.add(value, (base, index), index, None)
+            composition.tops.append(-1 if step is None else step.number)
+            pending = [_branches_of(step)]
+            while pending:
+                item = next(pending[-1], None)
+                if item is None:
+                    pending.pop()
+                    continue
+                parent, position, raw = item
+                member = composition.add(raw, ((parent.where, "branches"), position), index, parent)
                 if member is not None:
-                    step.members.append(member.number)
-                    self.note_nested(_branches(member))
+                    pending.append(_branches_of(member))
+        return composition
 
-    def add(self, value: Any, where: Where, top: int, parent: int | None) -> _Step | None:
+    def add(self, value: Any, where: Where, top: int, parent: Step | None) -> Step | None:
+        """Number one step object (``None`` for one that is not an object)."""
         if not isinstance(value, dict):
             return None  # the schema reports it
         raw_id, raw_kind = value.get("id"), value.get("kind")
-        step = _Step(
+        kind = raw_kind if isinstance(raw_kind, str) else None
+        step = Step(
             number=len(self.steps),
             where=where,
             data=value,
             id=raw_id if isinstance(raw_id, str) else None,
-            kind=raw_kind if isinstance(raw_kind, str) else None,
+            kind=kind,
             top=top,
-            parent=parent,
+            parent=None if parent is None else parent.number,
+            known=kind is not None and is_known_kind(kind),
         )
         self.steps.append(step)
+        if parent is not None:
+            parent.members.append(step.number)
         if step.id is not None:
             self.by_id.setdefault(step.id, []).append(step)
         return step
 
-    def note_nested(self, branches: list[Any] | None) -> None:
-        """Note the ids of the steps inside a nested parallel, at any depth, without a stack."""
-        pending = [branches] if branches is not None else []
-        while pending:
-            for value in pending.pop():
-                if isinstance(value, dict):
-                    if isinstance(value.get("id"), str):
-                        self.nested_ids.add(value["id"])
-                    inner = value.get("branches")
-                    if value.get("kind") == "parallel" and isinstance(inner, list):
-                        pending.append(inner)
 
-    def check_ids(self) -> None:
-        for step in self.steps:
-            if step.id is None:
-                continue
-            if not STEP_ID.fullmatch(step.id):
-                self.report(
-                    "step-id-invalid",
-                    (step.where, "id"),
-                    f"step id {step.id!r} does not match ^[a-zA-Z_][a-zA-Z0-9_]*$",
-                )
-            first = self.by_id[step.id][0]
-            if first is not step:
-                self.report(
-                    "step-id-duplicate",
-                    (step.where, "id"),
-                    f"step id {step.id!r} is already used at {spell(first.where)}; step ids "
-                    "are unique across the whole composition, parallel branches included",
-                )
-
-    # one step
-
-    def check_step(self, step: _Step) -> None:
-        data, where, kind = step.data, step.where, step.kind
-        for required in ("id", "kind"):
-            if required not in data:
-                self.report("step-field-missing", where, f"a step needs {required!r}")
-        if kind is not None:
-            self.check_kind(step, kind)
-        for index, target in _strings(data.get("depends_on")):
-            self.check_target(target, (where, "depends_on"), index)
-        modifiers = data.get("modifiers")
-        if isinstance(modifiers, dict):
-            prompted = kind in ("prompt", "agent")
-            evals = self.context.evals_for(data.get("prompt_task") if prompted else None)
-            scope = "a pack eval or of the step's prompt's evals" if prompted else "a pack eval"
-            for index, name in _strings(modifiers.get("eval")):
-                if name not in evals:
-                    self.report(
-                        "step-eval-unknown",
-                        (((where, "modifiers"), "eval"), index),
-                        f"eval {name!r} is not the id of {scope}",
-                    )
-
-    def check_kind(self, step: _Step, kind: str) -> None:
-        data, where = step.data, step.where
-        if kind not in V1_KINDS and not VENDOR_NAME.fullmatch(kind):
-            self.report(
-                "step-kind-unknown",
-                (where, "kind"),
-                f"step kind {kind!r} is none of prompt, agent, tool, branch, parallel, and not "
-                "a vendor kind written namespace.name",
-            )
-            return
-        if step.parent is not None and kind not in LEAF_KINDS and kind in V1_KINDS:
-            self.report(
-                "parallel-member-kind",
-                (where, "kind"),
-                f"a {kind} step cannot be a branch of a parallel; only prompt, agent, tool and "
-                "vendor steps can",
-            )
-        for required in REQUIRED_FIELDS.get(kind, ()):
-            if required not in data:
-                self.report("step-field-missing", where, f"a {kind} step needs {required!r}")
-        task = data.get("prompt_task")
-        if (
-            kind in ("prompt", "agent")
-            and isinstance(task, str)
-            and task not in self.context.prompts
-        ):
-            self.report(
-                "step-prompt-task-unknown",
-                (where, "prompt_task"),
-                f"prompt_task {task!r} is not a key of prompts",
-            )
-        if kind == "tool":
-            self.check_tool(data.get("tool"), (where, "tool"))
-        elif kind == "agent":
-            for index, tool in _strings(data.get("tools")):
-                self.check_tool(tool, ((where, "tools"), index))
-            self.check_termination(data, where)
-        elif kind == "branch":
-            if "predicate" in data:
-                self.check_predicate(step, data["predicate"], (where, "predicate"))
-            for arm in ("then", "else"):
-                target = data.get(arm)
-                if isinstance(target, str):
-                    self.check_target(target, where, arm)
-        elif kind == "parallel":
-            self.check_parallel(data, where)
-        for key in BINDINGS.get(kind, ("input", "args")):
-            if key in data:
-                self.check_references(step, data[key], (where, key))
-
-    def check_tool(self, tool: Any, where: Where) -> None:
-        if isinstance(tool, str) and tool not in self.context.tools:
-            self.report("step-tool-unknown", where, f"tool {tool!r} is not a key of tools")
-
-    def check_termination(self, data: dict[str, Any], where: Where) -> None:
-        if "termination" not in data:
-            self.report(
-                "agent-termination-missing",
-                where,
-                "an agent step needs a termination (max_steps or tool_called)",
-            )
-            return
-        termination = data["termination"]
-        if isinstance(termination, dict) and not (
-            "max_steps" in termination or "tool_called" in termination
-        ):
-            self.report(
-                "agent-termination-missing",
-                (where, "termination"),
-                "an agent step's termination needs max_steps or tool_called",
-            )
-
-    def check_parallel(self, data: dict[str, Any], where: Where) -> None:
-        branches = data.get("branches", [])
-        if isinstance(branches, list) and len(branches) < 2:
-            self.report(
-                "parallel-branches-too-few",
-                (where, "branches") if "branches" in data else where,
-                f"a parallel step needs at least 2 branches, not {len(branches)}",
-            )
-        if "reduce" not in data:
-            self.report(
-                "parallel-reduce-missing",
-                where,
-                "a parallel step needs reduce: {strategy, into}",
-            )
-            return
-        reduce = data["reduce"]
-        strategy = reduce.get("strategy") if isinstance(reduce, dict) else None
-        if (
-            isinstance(strategy, str)
-            and strategy not in REDUCE_STRATEGIES
-            and not VENDOR_NAME.fullmatch(strategy)
-        ):
-            self.report(
-                "reduce-strategy-unknown",
-                ((where, "reduce"), "strategy"),
-                f"reduce strategy {strategy!r} is none of append, replace, barrier, and not "
-                "a vendor strategy written namespace.name",
-            )
-
-    def check_target(self, target: str, where: Where, token: str | int) -> None:
-        if target not in self.by_id and target not in self.nested_ids:
-            self.report(
-                "step-target-unknown",
-                (where, token),
-                f"{target!r} is not a step of the composition",
-            )
-
-    # predicates and references
-
-    def check_predicate(self, step: _Step, predicate: Any, where: Where) -> None:
-        """Walk a predicate tree with an explicit stack; report each bad node where it is."""
-        pending: list[tuple[Any, Where]] = [(predicate, where)]
-        while pending:
-            node, at = pending.pop()
-            if not isinstance(node, dict):
-                self.predicate_invalid(at, "a predicate is an object")
-                continue
-            keys = frozenset(node)
-            if keys not in PREDICATE_VARIANTS:
-                self.predicate_invalid(
-                    at,
-                    "a predicate is exactly one of {path, op, value}, {path, exists}, "
-                    f"{{all_of}}, {{any_of}}, {{not}}; this one has the keys {sorted(keys)}",
-                )
-                continue
-            if "all_of" in keys or "any_of" in keys:
-                variant = "all_of" if "all_of" in keys else "any_of"
-                items = node[variant]
-                if not isinstance(items, list):
-                    self.predicate_invalid((at, variant), f"{variant} takes a list of predicates")
-                    continue
-                pending.extend((items[i], ((at, variant), i)) for i in reversed(range(len(items))))
-                continue
-            if "not" in keys:
-                pending.append((node["not"], (at, "not")))
-                continue
-            self.check_predicate_path(step, node["path"], (at, "path"))
-            if "exists" in keys:
-                if not isinstance(node["exists"], bool):
-                    self.predicate_invalid((at, "exists"), "exists is true or false")
-                continue
-            op = node["op"]
-            if not isinstance(op, str) or op not in COMPARE_OPS:
-                self.predicate_invalid(
-                    (at, "op"), f"op {op!r} is none of " + ", ".join(COMPARE_OPS)
-                )
-            elif op in LIST_OPS and not isinstance(node["value"], list):
-                self.predicate_invalid((at, "value"), f"op {op} compares with a list value")
-
-    def predicate_invalid(self, where: Where, message: str) -> None:
-        self.report("predicate-invalid", where, message)
-
-    def check_predicate_path(self, step: _Step, path: Any, where: Where) -> None:
-        match = REFERENCE.fullmatch(path) if isinstance(path, str) else None
-        if match is None:
-            self.predicate_invalid(
-                where,
-                f"a predicate path is one reference written '${{...}}', not {path!r}",
-            )
-            return
-        self.resolve(step, match.group(1), where)
-
-    def check_references(self, step: _Step, value: Any, where: Where) -> None:
-        """Resolve every ``${...}`` in the strings of an input or args value, at any depth."""
-        pending: list[tuple[Any, Where]] = [(value, where)]
-        while pending:
-            node, at = pending.pop()
-            if isinstance(node, str):
-                for reference in REFERENCE.findall(node):
-                    self.resolve(step, reference, at)
-            elif isinstance(node, dict):
-                pending.extend((item, (at, key)) for key, item in node.items())
-            elif isinstance(node, list):
-                pending.extend((item, (at, i)) for i, item in enumerate(node))
-
-    def resolve(self, step: _Step, reference: str, where: Where) -> None:
-        """``reference-unresolved`` unless ``reference`` names the input or an earlier output."""
-        segments = reference.split(".")
-        root = segments[0]
-        if root == "input" and all(segments):
-            return
-        problem = None
-        if not all(segments):
-            problem = "it is not a dotted path"
-        elif root in self.nested_ids and root not in self.by_id:
-            return  # inside a nested parallel, which is reported already
-        elif root not in self.by_id:
-            problem = f"{root!r} is neither 'input' nor a step"
-        else:
-            problem = self.step_reference_problem(step, root, segments)
-        if problem is not None:
-            self.report(
-                "reference-unresolved",
-                where,
-                f"${{{reference}}} cannot be resolved: {problem}",
-            )
-
-    def step_reference_problem(self, step: _Step, root: str, segments: list[str]) -> str | None:
-        """Why ``${root.<segments>}`` read by ``step`` names no earlier output (None: it does)."""
-        if len(segments) < 2 or segments[1] != "output":
-            return f"a step is read as ${{{root}.output...}}"
-        problem = None
-        for target in self.by_id[root]:
-            if target.top >= step.top:
-                if target is step:
-                    problem = "a step cannot read its own output"
-                elif step.parent is not None and target.top == step.top:
-                    problem = (
-                        f"{root!r} is part of the same parallel step; a parallel's branches see "
-                        "only the steps before the parallel"
-                    )
-                else:
-                    problem = f"step {root!r} does not run before this step"
-            elif target.kind == "branch":
-                problem = f"{root!r} is a branch step, which has no output"
-            elif target.kind == "parallel" and len(segments) > 2:
-                reduce = target.data.get("reduce")
-                into = reduce.get("into") if isinstance(reduce, dict) else None
-                if isinstance(into, str) and segments[2] != into:
-                    problem = f"parallel {root!r} exposes its result as output.{into}"
-                else:
-                    return None
-            else:
-                return None
-        return problem
-
-    # the step graph
-
-    def check_graph(self) -> None:
-        """``step-graph-cycle``: one per cyclic component of the step graph."""
-        count = len(self.steps)
-        if not count:
-            return
-        edges: list[list[int]] = [[] for _ in range(count)]
-        following: dict[int, int] = {}  # top-level step number -> the next top-level step
-        for before, after in zip(self.tops, self.tops[1:], strict=False):
-            if before >= 0 and after >= 0:
-                edges[before].append(after)
-                following[before] = after
-        for step in self.steps:
-            for member in step.members:
-                edges[step.number].append(member)
-            if step.parent is not None:
-                top = self.tops[step.top]
-                join = following.get(top)
-                if join is not None:
-                    edges[step.number].append(join)
-            for _, dependency in _strings(step.data.get("depends_on")):
-                named = self.by_id.get(dependency)
-                if named:
-                    edges[named[0].number].append(step.number)
-            if step.kind == "branch":
-                for arm in ("then", "else"):
-                    target = step.data.get(arm)
-                    named = self.by_id.get(target) if isinstance(target, str) else None
-                    if named:
-                        edges[step.number].append(named[0].number)
-        for component in _graph.strongly_connected_components(edges):
-            if not _graph.is_cyclic(component, edges):
-                continue
-            members = sorted(component)
-            first = self.steps[members[0]]
-            names = ", ".join(self.label(self.steps[m]) for m in members[:CYCLE_NAMES_SHOWN])
-            if len(members) > CYCLE_NAMES_SHOWN:
-                names += f" and {len(members) - CYCLE_NAMES_SHOWN:,} more"
-            self.report(
-                "step-graph-cycle",
-                first.where,
-                f"steps {names} form a cycle (through then/else/depends_on and the step "
-                "order); compositions are acyclic, loops belong in the workflow",
-            )
-
-    def label(self, step: _Step) -> str:
-        return repr(step.id) if step.id is not None else spell(step.where)
-
-    def check_joins(self) -> None:
-        """``join-without-depends-on``: a step right after a branch or parallel, no depends_on."""
-        for before, after in zip(self.tops, self.tops[1:], strict=False):
-            if before < 0 or after < 0:
-                continue
-            previous, step = self.steps[before], self.steps[after]
-            if previous.kind not in ("branch", "parallel") or "depends_on" in step.data:
-                continue
-            arms = (previous.data.get("then"), previous.data.get("else"))
-            if previous.kind == "branch" and step.id is not None and step.id in arms:
-                continue  # an arm of the branch, not a join
-            self.report(
-                "join-without-depends-on",
-                step.where,
-                f"step {self.label(step)} follows {previous.kind} {self.label(previous)} "
-                "without depends_on; declare the steps it joins",
-                warning=True,
-            )
-
-
-def _branches(step: _Step | None) -> list[Any] | None:
-    """A parallel step's branches, when it is a parallel and they are a list."""
-    if step is None or step.kind != "parallel":
-        return None
-    branches = step.data.get("branches")
-    return branches if isinstance(branches, list) else None
+def _branches_of(step: Step | None) -> Iterator[tuple[Step, int, Any]]:
+    """``(parallel, position, branch)`` for each branch of a parallel step, in order."""
+    if step is not None and step.kind == "parallel":
+        branches = step.data.get("branches")
+        if isinstance(branches, list):
+            for position, raw in enumerate(branches):
+                yield step, position, raw
 
 
 def _strings(value: Any) -> Iterator[tuple[int, str]]:
@@ -643,3 +289,469 @@ def _strings(value: Any) -> Iterator[tuple[int, str]]:
         for index, item in enumerate(value):
             if isinstance(item, str):
                 yield index, item
+
+
+# -- the composition rules --------------------------------------------------------------------
+
+
+def reserved_name(composition: Composition) -> Iterator[Diagnostic]:
+    """``composition-name-reserved``: the name of a runtime's workflow tool."""
+    if composition.name in RESERVED_NAMES:
+        yield error(
+            "composition-name-reserved",
+            composition.where,
+            f"{composition.name!r} is a name reserved by runtimes (their workflow tools); "
+            "rename the composition",
+        )
+
+
+def unreferenced(composition: Composition) -> Iterator[Diagnostic]:
+    """``composition-unreferenced`` (warning): no composition-mode state runs it."""
+    if composition.name not in composition.context.referenced:
+        yield warning(
+            "composition-unreferenced",
+            composition.where,
+            f"no workflow state in composition mode runs composition {composition.name!r}",
+        )
+
+
+def version(composition: Composition) -> Iterator[Diagnostic]:
+    """``composition-version-unsupported``: an integer other than 1 (others are the schema's)."""
+    value = composition.fields.get("version")
+    if is_integer(value) and value not in SUPPORTED_VERSIONS:
+        yield error(
+            "composition-version-unsupported",
+            (composition.where, "version"),
+            f"composition version {value} is not supported (supported: 1)",
+        )
+
+
+def output(composition: Composition) -> Iterator[Diagnostic]:
+    """``composition-output-unknown``: ``output`` names no step, or a branch (no output)."""
+    name = composition.fields.get("output")
+    if not isinstance(name, str):
+        return
+    named = composition.by_id.get(name)
+    if named is None:
+        problem = "which is not a step of the composition"
+    elif all(step.kind == "branch" for step in named):
+        problem = "a branch step, which has no output"
+    else:
+        return
+    yield error(
+        "composition-output-unknown",
+        (composition.where, "output"),
+        f"output names {name!r}, {problem}",
+    )
+
+
+def step_graph(composition: Composition) -> Iterator[Diagnostic]:
+    """``step-graph-cycle``: one per strongly connected component of the step graph that
+    holds a cycle (docs/semantics.md 4.4 gives the edges)."""
+    steps, tops = composition.steps, composition.tops
+    if not steps:
+        return
+    edges: list[list[int]] = [[] for _ in steps]
+    following: dict[int, int] = {}  # top-level step number -> the next top-level step
+    for before, after in itertools.pairwise(tops):
+        if before >= 0 and after >= 0:
+            edges[before].append(after)
+            following[before] = after
+    for step in steps:
+        edges[step.number].extend(step.members)
+        if step.parent is not None:
+            join = following.get(tops[step.top])
+            if join is not None:
+                edges[step.number].append(join)
+        for _, dependency in _strings(step.data.get("depends_on")):
+            named = composition.by_id.get(dependency)
+            if named:
+                edges[named[0].number].append(step.number)
+        if step.kind == "branch":
+            for arm in ("then", "else"):
+                target = step.data.get(arm)
+                named = composition.by_id.get(target) if isinstance(target, str) else None
+                if named:
+                    edges[step.number].append(named[0].number)
+    for component in _graph.strongly_connected_components(edges):
+        if not _graph.is_cyclic(component, edges):
+            continue
+        members = sorted(component)
+        names = ", ".join(steps[m].label() for m in members[:CYCLE_NAMES_SHOWN])
+        if len(members) > CYCLE_NAMES_SHOWN:
+            names += f" and {len(members) - CYCLE_NAMES_SHOWN:,} more"
+        yield error(
+            "step-graph-cycle",
+            steps[members[0]].where,
+            f"steps {names} form a cycle (through then/else/depends_on and the step order); "
+            "compositions are acyclic, loops belong in the workflow",
+        )
+
+
+def joins(composition: Composition) -> Iterator[Diagnostic]:
+    """``join-without-depends-on`` (warning): a top-level step right after a branch or parallel
+    declares no ``depends_on`` (a branch's own ``then``/``else`` target is exempt)."""
+    steps, tops = composition.steps, composition.tops
+    for before, after in itertools.pairwise(tops):
+        if before < 0 or after < 0:
+            continue
+        previous, step = steps[before], steps[after]
+        if previous.kind not in ("branch", "parallel") or "depends_on" in step.data:
+            continue
+        arms = (previous.data.get("then"), previous.data.get("else"))
+        if previous.kind == "branch" and step.id is not None and step.id in arms:
+            continue  # an arm of the branch, not a join
+        yield warning(
+            "join-without-depends-on",
+            step.where,
+            f"step {step.label()} follows {previous.kind} {previous.label()} without "
+            "depends_on; declare the steps it joins",
+        )
+
+
+# -- the step rules ---------------------------------------------------------------------------
+
+
+def required_fields(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+    """``step-field-missing``: ``id`` and ``kind`` on any step, and each field its kind needs."""
+    for name in ("id", "kind"):
+        if name not in step.data:
+            yield error("step-field-missing", step.where, f"a step needs {name!r}")
+    if step.known:
+        for name in REQUIRED_FIELDS.get(step.kind or "", ()):
+            if name not in step.data:
+                yield error("step-field-missing", step.where, f"a {step.kind} step needs {name!r}")
+
+
+def step_id(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+    """``step-id-invalid`` and ``step-id-duplicate`` (every occurrence after the first, across
+    the whole composition, parallel branches included)."""
+    if step.id is None:
+        return
+    if not STEP_ID.fullmatch(step.id):
+        yield error(
+            "step-id-invalid",
+            (step.where, "id"),
+            f"step id {step.id!r} does not match ^{STEP_ID.pattern}$",
+        )
+    first = composition.by_id[step.id][0]
+    if first is not step:
+        yield error(
+            "step-id-duplicate",
+            (step.where, "id"),
+            f"step id {step.id!r} is already used at {spell(first.where)}; step ids are "
+            "unique across the whole composition, parallel branches included",
+        )
+
+
+def kind(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+    """``step-kind-unknown``: neither a v1 kind nor a vendor kind ``namespace.name``."""
+    if step.kind is not None and not step.known:
+        yield error(
+            "step-kind-unknown",
+            (step.where, "kind"),
+            f"step kind {step.kind!r} is none of {', '.join(V1_KINDS)}, and not a vendor kind "
+            "written namespace.name",
+        )
+
+
+def member_kind(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+    """``parallel-member-kind`` (warning, the kit's lint, C4): a branch or parallel step among
+    a parallel's branches. Valid (RFC 0010's branches are any step); the engine refuses it.
+
+    Only the outermost of such steps warns (its parallel is a top-level step): the ones nested
+    in it are part of what it warns about, and one warning per level would make the report of
+    a deep nesting grow with the square of its depth.
+    """
+    if (
+        step.parent is not None
+        and step.kind in ("branch", "parallel")
+        and composition.steps[step.parent].parent is None
+    ):
+        yield warning(
+            "parallel-member-kind",
+            (step.where, "kind"),
+            f"a {step.kind} step among a parallel's branches is valid, but not every runtime "
+            "runs one (this reference refuses to); prefer prompt, agent, tool or vendor steps",
+        )
+
+
+def prompt_task(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+    """``step-prompt-task-unknown``: a prompt or agent step's ``prompt_task`` is no prompt."""
+    task = step.data.get("prompt_task")
+    if (
+        step.kind in ("prompt", "agent")
+        and isinstance(task, str)
+        and task not in composition.context.prompts
+    ):
+        yield error(
+            "step-prompt-task-unknown",
+            (step.where, "prompt_task"),
+            f"prompt_task {task!r} is not a key of prompts",
+        )
+
+
+def tools(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+    """``step-tool-unknown``: a tool step's ``tool``, or an agent step's ``tools`` item."""
+    named: list[tuple[Any, Where]] = []
+    if step.kind == "tool":
+        named.append((step.data.get("tool"), (step.where, "tool")))
+    elif step.kind == "agent":
+        named.extend((t, ((step.where, "tools"), i)) for i, t in _strings(step.data.get("tools")))
+    for tool, where in named:
+        if isinstance(tool, str) and tool not in composition.context.tools:
+            yield error("step-tool-unknown", where, f"tool {tool!r} is not a key of tools")
+
+
+def termination(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+    """``agent-termination-missing``: an agent step without ``termination``, or with neither
+    ``max_steps`` nor ``tool_called`` in it."""
+    if step.kind != "agent":
+        return
+    if "termination" not in step.data:
+        yield error(
+            "agent-termination-missing",
+            step.where,
+            "an agent step needs a termination (max_steps or tool_called)",
+        )
+        return
+    value = step.data["termination"]
+    if isinstance(value, dict) and not ("max_steps" in value or "tool_called" in value):
+        yield error(
+            "agent-termination-missing",
+            (step.where, "termination"),
+            "an agent step's termination needs max_steps or tool_called",
+        )
+
+
+def branches(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+    """``parallel-branches-too-few``: a parallel with fewer than two branches, or none."""
+    if step.kind != "parallel":
+        return
+    value = step.data.get("branches", [])
+    if isinstance(value, list) and len(value) < 2:
+        yield error(
+            "parallel-branches-too-few",
+            (step.where, "branches") if "branches" in step.data else step.where,
+            f"a parallel step needs at least 2 branches, not {len(value)}",
+        )
+
+
+def reduce(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+    """``parallel-reduce-missing`` and ``reduce-strategy-unknown`` (neither a v1 reducer nor a
+    vendor one ``namespace.name``)."""
+    if step.kind != "parallel":
+        return
+    if "reduce" not in step.data:
+        yield error(
+            "parallel-reduce-missing", step.where, "a parallel step needs reduce: {strategy, into}"
+        )
+        return
+    value = step.data["reduce"]
+    strategy = value.get("strategy") if isinstance(value, dict) else None
+    if isinstance(strategy, str) and not is_known_reducer(strategy):
+        yield error(
+            "reduce-strategy-unknown",
+            ((step.where, "reduce"), "strategy"),
+            f"reduce strategy {strategy!r} is none of {', '.join(V1_REDUCERS)}, and not a "
+            "vendor strategy written namespace.name",
+        )
+
+
+def targets(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+    """``step-target-unknown``: a ``depends_on`` item, or a branch's ``then``/``else``, names
+    no step of the composition."""
+    named: list[tuple[str, Where]] = [
+        (target, ((step.where, "depends_on"), index))
+        for index, target in _strings(step.data.get("depends_on"))
+    ]
+    if step.kind == "branch":
+        for arm in ("then", "else"):
+            target = step.data.get(arm)
+            if isinstance(target, str):
+                named.append((target, (step.where, arm)))
+    for target, where in named:
+        if target not in composition.by_id:
+            yield error(
+                "step-target-unknown", where, f"{target!r} is not a step of the composition"
+            )
+
+
+def evals(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+    """``step-eval-unknown``: a ``modifiers.eval`` id is neither a pack eval nor, for a prompt
+    or agent step, one of its prompt's evals."""
+    modifiers = step.data.get("modifiers")
+    if not isinstance(modifiers, dict):
+        return
+    prompted = step.kind in ("prompt", "agent")
+    known = composition.context.evals_for(step.data.get("prompt_task") if prompted else None)
+    scope = "a pack eval or of the step's prompt's evals" if prompted else "a pack eval"
+    for index, name in _strings(modifiers.get("eval")):
+        if name not in known:
+            yield error(
+                "step-eval-unknown",
+                (((step.where, "modifiers"), "eval"), index),
+                f"eval {name!r} is not the id of {scope}",
+            )
+
+
+def predicate(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+    """``predicate-invalid`` at each bad node of a branch's predicate (closed variants, known
+    ops, list values for ``in``/``not_in``, boolean ``exists``, paths that are one
+    ``${...}``), and ``reference-unresolved`` for a path naming no earlier output."""
+    if step.kind != "branch" or "predicate" not in step.data:
+        return
+    pending: list[tuple[Any, Where]] = [(step.data["predicate"], (step.where, "predicate"))]
+    while pending:
+        node, at = pending.pop()
+        if not isinstance(node, dict):
+            yield error("predicate-invalid", at, "a predicate is an object")
+            continue
+        keys = frozenset(node)
+        if keys not in PREDICATE_VARIANTS:
+            yield error(
+                "predicate-invalid",
+                at,
+                "a predicate is exactly one of {path, op, value}, {path, exists}, {all_of}, "
+                f"{{any_of}}, {{not}}; this one has the keys {sorted(keys)}",
+            )
+            continue
+        if "all_of" in keys or "any_of" in keys:
+            variant = "all_of" if "all_of" in keys else "any_of"
+            items = node[variant]
+            if not isinstance(items, list):
+                yield error("predicate-invalid", (at, variant), f"{variant} takes a list")
+                continue
+            pending.extend((items[i], ((at, variant), i)) for i in reversed(range(len(items))))
+            continue
+        if "not" in keys:
+            pending.append((node["not"], (at, "not")))
+            continue
+        path = node["path"]
+        match = REFERENCE.fullmatch(path) if isinstance(path, str) else None
+        if match is None:
+            yield error(
+                "predicate-invalid",
+                (at, "path"),
+                f"a predicate path is one reference written '${{...}}', not {path!r}",
+            )
+        else:
+            yield from _resolve(composition, step, match.group(1), (at, "path"))
+        if "exists" in keys:
+            if not isinstance(node["exists"], bool):
+                yield error("predicate-invalid", (at, "exists"), "exists is true or false")
+            continue
+        op = node["op"]
+        if not isinstance(op, str) or op not in COMPARE_OPS:
+            yield error(
+                "predicate-invalid", (at, "op"), f"op {op!r} is none of " + ", ".join(COMPARE_OPS)
+            )
+        elif op in LIST_OPS and not isinstance(node["value"], list):
+            yield error("predicate-invalid", (at, "value"), f"op {op} compares with a list value")
+
+
+def references(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+    """``reference-unresolved``: a ``${...}`` in the strings of a step's binding (``input``,
+    ``args``; at any depth, object keys never) that names neither the input nor the output of
+    an earlier step."""
+    if not step.known:
+        return
+    for key in BINDINGS.get(step.kind or "", VENDOR_BINDINGS):
+        if key not in step.data:
+            continue
+        pending: list[tuple[Any, Where]] = [(step.data[key], (step.where, key))]
+        while pending:
+            node, at = pending.pop()
+            if isinstance(node, str):
+                for inner in REFERENCE.findall(node):
+                    yield from _resolve(composition, step, inner, at)
+            elif isinstance(node, dict):
+                pending.extend((item, (at, name)) for name, item in node.items())
+            elif isinstance(node, list):
+                pending.extend((item, (at, i)) for i, item in enumerate(node))
+
+
+def _resolve(
+    composition: Composition, step: Step, reference: str, where: Where
+) -> Iterator[Diagnostic]:
+    """``reference-unresolved`` unless ``${reference}`` names the input or an earlier output."""
+    segments = reference.split(".")
+    root = segments[0]
+    if not all(segments):
+        problem: str | None = "it is not a dotted path"
+    elif root == "input":
+        problem = None
+    elif root not in composition.by_id:
+        problem = f"{root!r} is neither 'input' nor a step"
+    else:
+        problem = _step_reference_problem(composition, step, root, segments)
+    if problem is not None:
+        yield error(
+            "reference-unresolved", where, f"${{{reference}}} cannot be resolved: {problem}"
+        )
+
+
+def _step_reference_problem(
+    composition: Composition, step: Step, root: str, segments: list[str]
+) -> str | None:
+    """Why ``${root.<segments>}`` read by ``step`` names no earlier output (None: it does)."""
+    if len(segments) < 2 or segments[1] != "output":
+        return f"a step is read as ${{{root}.output...}}"
+    problem = None
+    for target in composition.by_id[root]:
+        if target.top >= step.top:
+            if target is step:
+                problem = "a step cannot read its own output"
+            elif step.parent is not None and target.top == step.top:
+                problem = (
+                    f"{root!r} is part of the same parallel step; a parallel's branches see "
+                    "only the steps before the parallel"
+                )
+            else:
+                problem = f"step {root!r} does not run before this step"
+        elif target.kind == "branch":
+            problem = f"{root!r} is a branch step, which has no output"
+        elif target.kind == "parallel" and len(segments) > 2:
+            value = target.data.get("reduce")
+            into = value.get("into") if isinstance(value, dict) else None
+            if isinstance(into, str) and segments[2] != into:
+                problem = f"parallel {root!r} exposes its result as output.{into}"
+            else:
+                return None
+        else:
+            return None
+    return problem
+
+
+COMPOSITION_RULES: tuple[Callable[[Composition], Iterator[Diagnostic]], ...] = (
+    reserved_name,
+    unreferenced,
+    version,
+    output,
+    step_graph,
+    joins,
+)
+"""The rules read once per composition."""
+
+StepRule = Callable[[Composition, Step], Iterator[Diagnostic]]
+
+STEP_RULES: tuple[StepRule, ...] = (
+    required_fields,
+    step_id,
+    kind,
+    member_kind,
+    targets,
+    evals,
+    references,
+)
+"""The rules read once per step, at any depth."""
+
+KIND_RULES: dict[str, tuple[StepRule, ...]] = {
+    "prompt": (prompt_task,),
+    "agent": (prompt_task, tools, termination),
+    "tool": (tools,),
+    "branch": (predicate,),
+    "parallel": (branches, reduce),
+}
+"""The rules read once per step of a kind, besides :data:`STEP_RULES`; each also checks the
+kind, so that it says what it applies to on its own."""

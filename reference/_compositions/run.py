@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference._compositions.extensions import V1_REDUCERS, Extensions, StepFailure
+from reference._compositions.extensions import Extensions, StepFailure
 from reference._compositions.steps import (
     AgentStep,
     BranchStep,
@@ -48,6 +48,7 @@ from reference._compositions.trace import (
     ToolCallTrace,
 )
 from reference._compositions.values import Scope, evaluate, resolve
+from reference._compositions.vocabulary import V1_REDUCERS
 from reference._json import describe_json_type, is_number, json_pointer
 from reference._workflow.session import Session
 
