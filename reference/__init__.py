@@ -35,14 +35,13 @@ from reference._errors import (
 from reference._json import describe_json_type, json_pointer
 from reference._loading import DEFAULT_LIMITS, Document, Limits, parse_document, read_document
 from reference._validation import validate
-from reference._workflow.model import Budget, StateSpec, Workflow, compile_workflow
+from reference._workflow.model import Budget, StateSpec, Transition, Workflow, compile_workflow
 from reference._workflow.session import (
     Clock,
     ManualClock,
     Session,
     Source,
     Status,
-    Transition,
     restore_session,
     start_session,
 )
