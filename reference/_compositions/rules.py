@@ -1,11 +1,12 @@
 """The composition rulebook: every rule of SEMANTICS.md section 4, written once.
 
 Each rule is a small function that yields diagnostics, as python-jsonschema's keyword functions
-yield errors: a composition rule reads a :class:`Composition`, a step rule one of its
-:class:`Step` objects. ``reference.validate`` reports what every rule yields for every
-composition; the engine runs the same rules on the composition it is asked to run and refuses
-it on the first error (or on a construct it does not run, see :data:`ENGINE_REFUSES`), then
-compiles it without checking anything again. So the two can never disagree.
+yield errors. Each reads a :class:`Composition`, whose steps are flattened once; the rules about
+single steps go through its :class:`Step` objects in document order. ``reference.validate``
+reports what every rule yields for every composition; the engine runs the same rules on the
+composition it is asked to run and refuses it on the first error (or on a construct it does not
+run, see :data:`ENGINE_REFUSES`), then compiles it without checking anything again. So the two
+can never disagree.
 
 The schema's part comes first (``reference._schema``); the rules after it skip what is
 malformed, as the schema has reported it, so each problem is reported once. They run in time
@@ -100,11 +101,8 @@ def composition_diagnostics(context: PackContext, name: str, data: Any) -> Itera
     """
     yield from _schema.composition_diagnostics(name, data)
     composition = Composition.read(context, name, data)
-    for rule in COMPOSITION_RULES:
+    for rule in RULES:
         yield from rule(composition)
-    for step in composition.steps:
-        for step_rule in (*STEP_RULES, *KIND_RULES.get(step.kind or "", ())):
-            yield from step_rule(composition, step)
 
 
 def refusal(context: PackContext, name: str, data: Any) -> Diagnostic | None:
@@ -409,53 +407,58 @@ def joins(composition: Composition) -> Iterator[Diagnostic]:
         )
 
 
-# -- the step rules ---------------------------------------------------------------------------
+# -- the rules about each step, at any depth, in document order ------------------------------
 
 
-def required_fields(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+def required_fields(composition: Composition) -> Iterator[Diagnostic]:
     """``step-field-missing``: ``id`` and ``kind`` on any step, and each field its kind needs."""
-    for name in ("id", "kind"):
-        if name not in step.data:
-            yield error("step-field-missing", step.where, f"a step needs {name!r}")
-    if step.known:
-        for name in REQUIRED_FIELDS.get(step.kind or "", ()):
+    for step in composition.steps:
+        for name in ("id", "kind"):
             if name not in step.data:
-                yield error("step-field-missing", step.where, f"a {step.kind} step needs {name!r}")
+                yield error("step-field-missing", step.where, f"a step needs {name!r}")
+        if step.known:
+            for name in REQUIRED_FIELDS.get(step.kind or "", ()):
+                if name not in step.data:
+                    yield error(
+                        "step-field-missing", step.where, f"a {step.kind} step needs {name!r}"
+                    )
 
 
-def step_id(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+def step_id(composition: Composition) -> Iterator[Diagnostic]:
     """``step-id-invalid`` and ``step-id-duplicate`` (every occurrence after the first, across
     the whole composition, parallel branches included)."""
-    if step.id is None:
-        return
-    if not STEP_ID.fullmatch(step.id):
-        yield error(
-            "step-id-invalid",
-            (step.where, "id"),
-            f"step id {step.id!r} does not match ^{STEP_ID.pattern}$",
-        )
-    first = composition.by_id[step.id][0]
-    if first is not step:
-        yield error(
-            "step-id-duplicate",
-            (step.where, "id"),
-            f"step id {step.id!r} is already used at {spell(first.where)}; step ids are "
-            "unique across the whole composition, parallel branches included",
-        )
+    for step in composition.steps:
+        if step.id is None:
+            continue
+        if not STEP_ID.fullmatch(step.id):
+            yield error(
+                "step-id-invalid",
+                (step.where, "id"),
+                f"step id {step.id!r} does not match ^{STEP_ID.pattern}$",
+            )
+        first = composition.by_id[step.id][0]
+        if first is not step:
+            yield error(
+                "step-id-duplicate",
+                (step.where, "id"),
+                f"step id {step.id!r} is already used at {spell(first.where)}; step ids are "
+                "unique across the whole composition, parallel branches included",
+            )
 
 
-def kind(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+def kind(composition: Composition) -> Iterator[Diagnostic]:
     """``step-kind-unknown``: neither a v1 kind nor a vendor kind ``namespace.name``."""
-    if step.kind is not None and not step.known:
-        yield error(
-            "step-kind-unknown",
-            (step.where, "kind"),
-            f"step kind {step.kind!r} is none of {', '.join(V1_KINDS)}, and not a vendor kind "
-            "written namespace.name",
-        )
+    for step in composition.steps:
+        if step.kind is not None and not step.known:
+            yield error(
+                "step-kind-unknown",
+                (step.where, "kind"),
+                f"step kind {step.kind!r} is none of {', '.join(V1_KINDS)}, and not a vendor kind "
+                "written namespace.name",
+            )
 
 
-def member_kind(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+def member_kind(composition: Composition) -> Iterator[Diagnostic]:
     """``parallel-member-kind`` (warning, the kit's lint, C4): a branch or parallel step among
     a parallel's branches. Valid (RFC 0010's branches are any step); the engine refuses it.
 
@@ -463,212 +466,230 @@ def member_kind(composition: Composition, step: Step) -> Iterator[Diagnostic]:
     in it are part of what it warns about, and one warning per level would make the report of
     a deep nesting grow with the square of its depth.
     """
-    if (
-        step.parent is not None
-        and step.kind in ("branch", "parallel")
-        and composition.steps[step.parent].parent is None
-    ):
-        yield warning(
-            "parallel-member-kind",
-            (step.where, "kind"),
-            f"a {step.kind} step among a parallel's branches is valid, but not every runtime "
-            "runs one (this reference refuses to); prefer prompt, agent, tool or vendor steps",
-        )
+    for step in composition.steps:
+        if (
+            step.parent is not None
+            and step.kind in ("branch", "parallel")
+            and composition.steps[step.parent].parent is None
+        ):
+            yield warning(
+                "parallel-member-kind",
+                (step.where, "kind"),
+                f"a {step.kind} step among a parallel's branches is valid, but not every runtime "
+                "runs one (this reference refuses to); prefer prompt, agent, tool or vendor steps",
+            )
 
 
-def prompt_task(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+def prompt_task(composition: Composition) -> Iterator[Diagnostic]:
     """``step-prompt-task-unknown``: a prompt or agent step's ``prompt_task`` is no prompt."""
-    task = step.data.get("prompt_task")
-    if (
-        step.kind in ("prompt", "agent")
-        and isinstance(task, str)
-        and task not in composition.context.prompts
-    ):
-        yield error(
-            "step-prompt-task-unknown",
-            (step.where, "prompt_task"),
-            f"prompt_task {task!r} is not a key of prompts",
-        )
+    for step in composition.steps:
+        task = step.data.get("prompt_task")
+        if (
+            step.kind in ("prompt", "agent")
+            and isinstance(task, str)
+            and task not in composition.context.prompts
+        ):
+            yield error(
+                "step-prompt-task-unknown",
+                (step.where, "prompt_task"),
+                f"prompt_task {task!r} is not a key of prompts",
+            )
 
 
-def tools(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+def tools(composition: Composition) -> Iterator[Diagnostic]:
     """``step-tool-unknown``: a tool step's ``tool``, or an agent step's ``tools`` item."""
-    named: list[tuple[Any, Where]] = []
-    if step.kind == "tool":
-        named.append((step.data.get("tool"), (step.where, "tool")))
-    elif step.kind == "agent":
-        named.extend((t, ((step.where, "tools"), i)) for i, t in _strings(step.data.get("tools")))
-    for tool, where in named:
-        if isinstance(tool, str) and tool not in composition.context.tools:
-            yield error("step-tool-unknown", where, f"tool {tool!r} is not a key of tools")
+    for step in composition.steps:
+        named: list[tuple[Any, Where]] = []
+        if step.kind == "tool":
+            named.append((step.data.get("tool"), (step.where, "tool")))
+        elif step.kind == "agent":
+            named.extend(
+                (t, ((step.where, "tools"), i)) for i, t in _strings(step.data.get("tools"))
+            )
+        for tool, where in named:
+            if isinstance(tool, str) and tool not in composition.context.tools:
+                yield error("step-tool-unknown", where, f"tool {tool!r} is not a key of tools")
 
 
-def termination(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+def termination(composition: Composition) -> Iterator[Diagnostic]:
     """``agent-termination-missing``: an agent step without ``termination``, or with neither
     ``max_steps`` nor ``tool_called`` in it."""
-    if step.kind != "agent":
-        return
-    if "termination" not in step.data:
-        yield error(
-            "agent-termination-missing",
-            step.where,
-            "an agent step needs a termination (max_steps or tool_called)",
-        )
-        return
-    value = step.data["termination"]
-    if isinstance(value, dict) and not ("max_steps" in value or "tool_called" in value):
-        yield error(
-            "agent-termination-missing",
-            (step.where, "termination"),
-            "an agent step's termination needs max_steps or tool_called",
-        )
+    for step in composition.steps:
+        if step.kind != "agent":
+            continue
+        if "termination" not in step.data:
+            yield error(
+                "agent-termination-missing",
+                step.where,
+                "an agent step needs a termination (max_steps or tool_called)",
+            )
+            continue
+        value = step.data["termination"]
+        if isinstance(value, dict) and not ("max_steps" in value or "tool_called" in value):
+            yield error(
+                "agent-termination-missing",
+                (step.where, "termination"),
+                "an agent step's termination needs max_steps or tool_called",
+            )
 
 
-def branches(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+def branches(composition: Composition) -> Iterator[Diagnostic]:
     """``parallel-branches-too-few``: a parallel with fewer than two branches, or none."""
-    if step.kind != "parallel":
-        return
-    value = step.data.get("branches", [])
-    if isinstance(value, list) and len(value) < 2:
-        yield error(
-            "parallel-branches-too-few",
-            (step.where, "branches") if "branches" in step.data else step.where,
-            f"a parallel step needs at least 2 branches, not {len(value)}",
-        )
+    for step in composition.steps:
+        if step.kind != "parallel":
+            continue
+        value = step.data.get("branches", [])
+        if isinstance(value, list) and len(value) < 2:
+            yield error(
+                "parallel-branches-too-few",
+                (step.where, "branches") if "branches" in step.data else step.where,
+                f"a parallel step needs at least 2 branches, not {len(value)}",
+            )
 
 
-def reduce(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+def reduce(composition: Composition) -> Iterator[Diagnostic]:
     """``parallel-reduce-missing`` and ``reduce-strategy-unknown`` (neither a v1 reducer nor a
     vendor one ``namespace.name``)."""
-    if step.kind != "parallel":
-        return
-    if "reduce" not in step.data:
-        yield error(
-            "parallel-reduce-missing", step.where, "a parallel step needs reduce: {strategy, into}"
-        )
-        return
-    value = step.data["reduce"]
-    strategy = value.get("strategy") if isinstance(value, dict) else None
-    if isinstance(strategy, str) and not is_known_reducer(strategy):
-        yield error(
-            "reduce-strategy-unknown",
-            ((step.where, "reduce"), "strategy"),
-            f"reduce strategy {strategy!r} is none of {', '.join(V1_REDUCERS)}, and not a "
-            "vendor strategy written namespace.name",
-        )
+    for step in composition.steps:
+        if step.kind != "parallel":
+            continue
+        if "reduce" not in step.data:
+            yield error(
+                "parallel-reduce-missing",
+                step.where,
+                "a parallel step needs reduce: {strategy, into}",
+            )
+            continue
+        value = step.data["reduce"]
+        strategy = value.get("strategy") if isinstance(value, dict) else None
+        if isinstance(strategy, str) and not is_known_reducer(strategy):
+            yield error(
+                "reduce-strategy-unknown",
+                ((step.where, "reduce"), "strategy"),
+                f"reduce strategy {strategy!r} is none of {', '.join(V1_REDUCERS)}, and not a "
+                "vendor strategy written namespace.name",
+            )
 
 
-def targets(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+def targets(composition: Composition) -> Iterator[Diagnostic]:
     """``step-target-unknown``: a ``depends_on`` item, or a branch's ``then``/``else``, names
     no step of the composition."""
-    named: list[tuple[str, Where]] = [
-        (target, ((step.where, "depends_on"), index))
-        for index, target in _strings(step.data.get("depends_on"))
-    ]
-    if step.kind == "branch":
-        for arm in ("then", "else"):
-            target = step.data.get(arm)
-            if isinstance(target, str):
-                named.append((target, (step.where, arm)))
-    for target, where in named:
-        if target not in composition.by_id:
-            yield error(
-                "step-target-unknown", where, f"{target!r} is not a step of the composition"
-            )
+    for step in composition.steps:
+        named: list[tuple[str, Where]] = [
+            (target, ((step.where, "depends_on"), index))
+            for index, target in _strings(step.data.get("depends_on"))
+        ]
+        if step.kind == "branch":
+            for arm in ("then", "else"):
+                target = step.data.get(arm)
+                if isinstance(target, str):
+                    named.append((target, (step.where, arm)))
+        for target, where in named:
+            if target not in composition.by_id:
+                yield error(
+                    "step-target-unknown", where, f"{target!r} is not a step of the composition"
+                )
 
 
-def evals(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+def evals(composition: Composition) -> Iterator[Diagnostic]:
     """``step-eval-unknown``: a ``modifiers.eval`` id is neither a pack eval nor, for a prompt
     or agent step, one of its prompt's evals."""
-    modifiers = step.data.get("modifiers")
-    if not isinstance(modifiers, dict):
-        return
-    prompted = step.kind in ("prompt", "agent")
-    known = composition.context.evals_for(step.data.get("prompt_task") if prompted else None)
-    scope = "a pack eval or of the step's prompt's evals" if prompted else "a pack eval"
-    for index, name in _strings(modifiers.get("eval")):
-        if name not in known:
-            yield error(
-                "step-eval-unknown",
-                (((step.where, "modifiers"), "eval"), index),
-                f"eval {name!r} is not the id of {scope}",
-            )
+    for step in composition.steps:
+        modifiers = step.data.get("modifiers")
+        if not isinstance(modifiers, dict):
+            continue
+        prompted = step.kind in ("prompt", "agent")
+        known = composition.context.evals_for(step.data.get("prompt_task") if prompted else None)
+        scope = "a pack eval or of the step's prompt's evals" if prompted else "a pack eval"
+        for index, name in _strings(modifiers.get("eval")):
+            if name not in known:
+                yield error(
+                    "step-eval-unknown",
+                    (((step.where, "modifiers"), "eval"), index),
+                    f"eval {name!r} is not the id of {scope}",
+                )
 
 
-def predicate(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+def predicate(composition: Composition) -> Iterator[Diagnostic]:
     """``predicate-invalid`` at each bad node of a branch's predicate (closed variants, known
     ops, list values for ``in``/``not_in``, boolean ``exists``, paths that are one
     ``${...}``), and ``reference-unresolved`` for a path naming no earlier output."""
-    if step.kind != "branch" or "predicate" not in step.data:
-        return
-    pending: list[tuple[Any, Where]] = [(step.data["predicate"], (step.where, "predicate"))]
-    while pending:
-        node, at = pending.pop()
-        if not isinstance(node, dict):
-            yield error("predicate-invalid", at, "a predicate is an object")
+    for step in composition.steps:
+        if step.kind != "branch" or "predicate" not in step.data:
             continue
-        keys = frozenset(node)
-        if keys not in PREDICATE_VARIANTS:
-            yield error(
-                "predicate-invalid",
-                at,
-                "a predicate is exactly one of {path, op, value}, {path, exists}, {all_of}, "
-                f"{{any_of}}, {{not}}; this one has the keys {sorted(keys)}",
-            )
-            continue
-        if "all_of" in keys or "any_of" in keys:
-            variant = "all_of" if "all_of" in keys else "any_of"
-            items = node[variant]
-            if not isinstance(items, list):
-                yield error("predicate-invalid", (at, variant), f"{variant} takes a list")
+        pending: list[tuple[Any, Where]] = [(step.data["predicate"], (step.where, "predicate"))]
+        while pending:
+            node, at = pending.pop()
+            if not isinstance(node, dict):
+                yield error("predicate-invalid", at, "a predicate is an object")
                 continue
-            pending.extend((items[i], ((at, variant), i)) for i in reversed(range(len(items))))
-            continue
-        if "not" in keys:
-            pending.append((node["not"], (at, "not")))
-            continue
-        path = node["path"]
-        match = REFERENCE.fullmatch(path) if isinstance(path, str) else None
-        if match is None:
-            yield error(
-                "predicate-invalid",
-                (at, "path"),
-                f"a predicate path is one reference written '${{...}}', not {path!r}",
-            )
-        else:
-            yield from _resolve(composition, step, match.group(1), (at, "path"))
-        if "exists" in keys:
-            if not isinstance(node["exists"], bool):
-                yield error("predicate-invalid", (at, "exists"), "exists is true or false")
-            continue
-        op = node["op"]
-        if not isinstance(op, str) or op not in COMPARE_OPS:
-            yield error(
-                "predicate-invalid", (at, "op"), f"op {op!r} is none of " + ", ".join(COMPARE_OPS)
-            )
-        elif op in LIST_OPS and not isinstance(node["value"], list):
-            yield error("predicate-invalid", (at, "value"), f"op {op} compares with a list value")
+            keys = frozenset(node)
+            if keys not in PREDICATE_VARIANTS:
+                yield error(
+                    "predicate-invalid",
+                    at,
+                    "a predicate is exactly one of {path, op, value}, {path, exists}, {all_of}, "
+                    f"{{any_of}}, {{not}}; this one has the keys {sorted(keys)}",
+                )
+                continue
+            if "all_of" in keys or "any_of" in keys:
+                variant = "all_of" if "all_of" in keys else "any_of"
+                items = node[variant]
+                if not isinstance(items, list):
+                    yield error("predicate-invalid", (at, variant), f"{variant} takes a list")
+                    continue
+                pending.extend((items[i], ((at, variant), i)) for i in reversed(range(len(items))))
+                continue
+            if "not" in keys:
+                pending.append((node["not"], (at, "not")))
+                continue
+            path = node["path"]
+            match = REFERENCE.fullmatch(path) if isinstance(path, str) else None
+            if match is None:
+                yield error(
+                    "predicate-invalid",
+                    (at, "path"),
+                    f"a predicate path is one reference written '${{...}}', not {path!r}",
+                )
+            else:
+                yield from _resolve(composition, step, match.group(1), (at, "path"))
+            if "exists" in keys:
+                if not isinstance(node["exists"], bool):
+                    yield error("predicate-invalid", (at, "exists"), "exists is true or false")
+                continue
+            op = node["op"]
+            if not isinstance(op, str) or op not in COMPARE_OPS:
+                yield error(
+                    "predicate-invalid",
+                    (at, "op"),
+                    f"op {op!r} is none of " + ", ".join(COMPARE_OPS),
+                )
+            elif op in LIST_OPS and not isinstance(node["value"], list):
+                yield error(
+                    "predicate-invalid", (at, "value"), f"op {op} compares with a list value"
+                )
 
 
-def references(composition: Composition, step: Step) -> Iterator[Diagnostic]:
+def references(composition: Composition) -> Iterator[Diagnostic]:
     """``reference-unresolved``: a ``${...}`` in the strings of a step's binding (``input``,
     ``args``; at any depth, object keys never) that names neither the input nor the output of
     an earlier step."""
-    if not step.known:
-        return
-    for key in BINDINGS.get(step.kind or "", VENDOR_BINDINGS):
-        if key not in step.data:
+    for step in composition.steps:
+        if not step.known:
             continue
-        pending: list[tuple[Any, Where]] = [(step.data[key], (step.where, key))]
-        while pending:
-            node, at = pending.pop()
-            if isinstance(node, str):
-                for inner in REFERENCE.findall(node):
-                    yield from _resolve(composition, step, inner, at)
-            elif isinstance(node, dict):
-                pending.extend((item, (at, name)) for name, item in node.items())
-            elif isinstance(node, list):
-                pending.extend((item, (at, i)) for i, item in enumerate(node))
+        for key in BINDINGS.get(step.kind or "", VENDOR_BINDINGS):
+            if key not in step.data:
+                continue
+            pending: list[tuple[Any, Where]] = [(step.data[key], (step.where, key))]
+            while pending:
+                node, at = pending.pop()
+                if isinstance(node, str):
+                    for inner in REFERENCE.findall(node):
+                        yield from _resolve(composition, step, inner, at)
+                elif isinstance(node, dict):
+                    pending.extend((item, (at, name)) for name, item in node.items())
+                elif isinstance(node, list):
+                    pending.extend((item, (at, i)) for i, item in enumerate(node))
 
 
 def _resolve(
@@ -723,35 +744,30 @@ def _step_reference_problem(
     return problem
 
 
-COMPOSITION_RULES: tuple[Callable[[Composition], Iterator[Diagnostic]], ...] = (
+Rule = Callable[[Composition], Iterator[Diagnostic]]
+
+RULES: tuple[Rule, ...] = (
+    # the composition
     reserved_name,
     unreferenced,
     version,
     output,
     step_graph,
     joins,
-)
-"""The rules read once per composition."""
-
-StepRule = Callable[[Composition, Step], Iterator[Diagnostic]]
-
-STEP_RULES: tuple[StepRule, ...] = (
+    # each step
     required_fields,
     step_id,
     kind,
     member_kind,
+    prompt_task,
+    tools,
+    termination,
+    branches,
+    reduce,
     targets,
     evals,
+    predicate,
     references,
 )
-"""The rules read once per step, at any depth."""
-
-KIND_RULES: dict[str, tuple[StepRule, ...]] = {
-    "prompt": (prompt_task,),
-    "agent": (prompt_task, tools, termination),
-    "tool": (tools,),
-    "branch": (predicate,),
-    "parallel": (branches, reduce),
-}
-"""The rules read once per step of a kind, besides :data:`STEP_RULES`; each also checks the
-kind, so that it says what it applies to on its own."""
+"""Every rule, in the order of docs/semantics.md section 4 (the order does not matter: the
+validator sorts what they report, and the engine takes the first of them in that order)."""
