@@ -24,7 +24,6 @@ from conformance._errors import CaseError
 from conformance._resources import catalog_root, schema_path
 from conformance._spec_versions import NEWEST, applies
 from reference import Document, Location
-from reference._pointer import pointer_from_path
 
 PART_NAMES = ("load", "validation")
 """The parts every case may have besides its scenarios; no scenario takes these names."""
@@ -314,7 +313,7 @@ def _check_schema(data: dict[str, Any], document: Document) -> None:
         return
     # The deepest error is the most specific; among those, report the first in the file.
     error = min(errors, key=lambda e: (-len(e.instance_path), list(map(str, e.instance_path))))
-    pointer = pointer_from_path(error.instance_path)
+    pointer = reference.json_pointer(*error.instance_path)
     more = f" ({len(errors) - 1} more problems)" if len(errors) > 1 else ""
     raise _field_error(
         document,

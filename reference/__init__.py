@@ -18,9 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference._composition_run import run_composition, run_state_composition
-from reference._composition_steps import CompositionRunError
-from reference._composition_trace import CompositionResult, StepTrace
+from reference._compositions.extensions import Extensions, StepFailure, test_extensions
+from reference._compositions.run import run_composition, run_state_composition
+from reference._compositions.steps import CompositionRunError
+from reference._compositions.trace import CompositionResult, StepTrace
+from reference._diagnostics import Diagnostic, is_valid
 from reference._errors import (
     InterpreterError,
     LocatedError,
@@ -30,21 +32,19 @@ from reference._errors import (
     Rejection,
     SnapshotError,
 )
-from reference._extensions import Extensions, StepFailure, test_extensions
+from reference._json import describe_json_type, json_pointer
 from reference._loading import DEFAULT_LIMITS, Document, Limits, parse_document, read_document
-from reference._pointer import describe_json_type
-from reference._session import (
+from reference._validation import validate
+from reference._workflow.model import Budget, StateSpec, Transition, Workflow, compile_workflow
+from reference._workflow.session import (
     Clock,
     ManualClock,
     Session,
     Source,
     Status,
-    Transition,
     restore_session,
     start_session,
 )
-from reference._validation import Diagnostic, is_valid, validate
-from reference._workflow import Budget, StateSpec, Workflow, compile_workflow
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -74,6 +74,7 @@ __all__ = [
     "Workflow",
     "compile_workflow",
     "is_valid",
+    "json_pointer",
     "load_pack",
     "load_pack_string",
     "parse_document",

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reference
-from reference._composition_run import CompositionResult, StepTrace, run_composition
-from reference._extensions import test_extensions as kit_extensions
+from reference._compositions.extensions import test_extensions as kit_extensions
+from reference._compositions.run import CompositionResult, StepTrace, run_composition
 
 SETTINGS = settings(max_examples=100, deadline=None)
 

@@ -19,14 +19,14 @@ from typing import Any
 import pytest
 
 import reference
-from reference._composition_run import (
+from reference._compositions.extensions import Extensions, StepFailure
+from reference._compositions.extensions import test_extensions as kit_extensions
+from reference._compositions.run import (
     CompositionResult,
     CompositionRunError,
     run_composition,
     run_state_composition,
 )
-from reference._extensions import Extensions, StepFailure
-from reference._extensions import test_extensions as kit_extensions
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples/rfc"
 
@@ -368,13 +368,12 @@ def test_parallel_branches_start_from_the_same_scope() -> None:
 
 
 def test_parallel_branches_cannot_see_each_other() -> None:
-    # Validation rejects this too (reference-unresolved); the engine fails it, never crashes.
+    # The rulebook finds it (reference-unresolved), so the engine refuses it before running.
     members = [prompt("a"), prompt("b", task="q", input="${a.output}")]
-    result = run([parallel("fan", members, "append")], {"p": [out("A")]}, check=False)
-    assert failed(result) == "parallel-branch-failed"
-    error = result.step("b").error
-    assert error is not None
-    assert error.code == "reference-unresolved"
+    with pytest.raises(CompositionRunError) as caught:
+        run([parallel("fan", members, "append")], {"p": [out("A")]}, check=False)
+    assert caught.value.code == "reference-unresolved"
+    assert caught.value.where == "/compositions/c/steps/0/branches/1/input"
 
 
 def test_parallel_branches_run_concurrently() -> None:
@@ -1312,14 +1311,14 @@ def steps_of(*steps: Any) -> dict[str, Any]:
     [
         ([], "schema", ""),
         ({"version": 2, "steps": [prompt("a")]}, "composition-version-unsupported", "/version"),
-        ({"version": True, "steps": [prompt("a")]}, "composition-version-unsupported", "/version"),
+        ({"version": True, "steps": [prompt("a")]}, "schema", "/version"),
         ({"version": 1, "steps": []}, "schema", "/steps"),
         (steps_of("a"), "schema", "/steps/0"),
-        (steps_of({"id": "1a", "kind": "prompt"}), "step-id-invalid", "/steps/0/id"),
+        (steps_of(prompt("1a")), "step-id-invalid", "/steps/0/id"),
         (steps_of(prompt("a"), prompt("a")), "step-id-duplicate", "/steps/1/id"),
-        (steps_of({"id": "a"}), "step-field-missing", "/steps/0/kind"),
-        (steps_of({"id": "a", "kind": "prompt"}), "step-field-missing", "/steps/0/prompt_task"),
-        (steps_of({"id": "a", "kind": "tool"}), "step-field-missing", "/steps/0/tool"),
+        (steps_of({"id": "a"}), "step-field-missing", "/steps/0"),
+        (steps_of({"id": "a", "kind": "prompt"}), "step-field-missing", "/steps/0"),
+        (steps_of({"id": "a", "kind": "tool"}), "step-field-missing", "/steps/0"),
         (steps_of(tool("a", args="x")), "schema", "/steps/0/args"),
         (steps_of({"id": "a", "kind": "judge"}), "step-kind-unknown", "/steps/0/kind"),
         (steps_of(agent("a", {})), "agent-termination-missing", "/steps/0/termination"),
@@ -1370,8 +1369,8 @@ def steps_of(*steps: Any) -> dict[str, Any]:
             "/steps/0",
         ),
         (steps_of(branch("b", IS_TRUE, "nope")), "step-target-unknown", "/steps/0/then"),
-        (steps_of(prompt("a"), branch("b", IS_TRUE, "a")), "step-graph-cycle", "/steps/1/then"),
-        (steps_of(branch("b", IS_TRUE, "b")), "step-graph-cycle", "/steps/0/then"),
+        (steps_of(prompt("a"), branch("b", IS_TRUE, "a")), "step-graph-cycle", "/steps/0"),
+        (steps_of(branch("b", IS_TRUE, "b")), "step-graph-cycle", "/steps/0"),
         (
             steps_of(branch("b", IS_TRUE, "a", "zz"), prompt("a")),
             "step-target-unknown",
@@ -1380,28 +1379,32 @@ def steps_of(*steps: Any) -> dict[str, Any]:
         (
             steps_of(prompt("a", depends_on=["b"]), prompt("b")),
             "step-graph-cycle",
-            "/steps/0/depends_on/0",
+            "/steps/0",
         ),
-        (steps_of(prompt("a", depends_on=["a"])), "step-graph-cycle", "/steps/0/depends_on/0"),
+        (steps_of(prompt("a", depends_on=["a"])), "step-graph-cycle", "/steps/0"),
         (steps_of(prompt("a", depends_on=["zz"])), "step-target-unknown", "/steps/0/depends_on/0"),
         (steps_of(prompt("a", depends_on="b")), "schema", "/steps/0/depends_on"),
         (steps_of(prompt("a", modifiers=[])), "schema", "/steps/0/modifiers"),
         (
             steps_of(prompt("a", modifiers={"retry": {"max_attempts": 0}})),
             "schema",
-            "/steps/0/modifiers/retry",
+            "/steps/0/modifiers/retry/max_attempts",
         ),
         (
             steps_of(prompt("a", modifiers={"retry": {"max_attempts": 1.5}})),
             "schema",
-            "/steps/0/modifiers/retry",
+            "/steps/0/modifiers/retry/max_attempts",
         ),
         (steps_of(prompt("a", modifiers={"eval": "q"})), "schema", "/steps/0/modifiers/eval"),
-        (steps_of(parallel("f", [prompt("a")], "append")), "parallel-branches-too-few", "/steps/0"),
+        (
+            steps_of(parallel("f", [prompt("a")], "append")),
+            "parallel-branches-too-few",
+            "/steps/0/branches",
+        ),
         (
             steps_of({"id": "f", "kind": "parallel", "branches": [prompt("a"), prompt("b")]}),
             "parallel-reduce-missing",
-            "/steps/0/reduce",
+            "/steps/0",
         ),
         (
             steps_of(parallel("f", [prompt("a"), prompt("b")], "merge")),
@@ -1409,19 +1412,25 @@ def steps_of(*steps: Any) -> dict[str, Any]:
             "/steps/0/reduce/strategy",
         ),
         (
-            steps_of(parallel("f", [prompt("a"), parallel("g", [], "append")], "append")),
+            steps_of(
+                parallel(
+                    "f",
+                    [prompt("a"), parallel("g", [prompt("c"), prompt("d")], "append")],
+                    "append",
+                )
+            ),
             "parallel-member-kind",
             "/steps/0/branches/1/kind",
         ),
         (
             steps_of(parallel("f", [prompt("a"), prompt("b", depends_on=["b"])], "append")),
             "step-graph-cycle",
-            "/steps/0/branches/1/depends_on/0",
+            "/steps/0/branches/1",
         ),
         (
             steps_of(parallel("f", [prompt("a"), prompt("b")], "append", into=["x"])),
-            "parallel-reduce-missing",
-            "/steps/0/reduce",
+            "schema",
+            "/steps/0/reduce/into",
         ),
         (
             {"version": 1, "steps": [prompt("a")], "output": "zz"},
@@ -1434,6 +1443,29 @@ def test_what_cannot_be_run_is_refused(composition: Any, code: str, where: str) 
     error = refused(composition)
     assert (error.code, error.where) == (code, "/compositions/c" + where)
     assert code in str(error)
+
+
+@pytest.mark.parametrize(
+    "composition",
+    [
+        steps_of({"id": "1a", "kind": "tool", "depends_on": ["zz"]}, prompt("1a", input="${x}")),
+        steps_of(branch("b", {"not": {"path": "x", "op": "like"}}, "zz"), {"kind": "judge"}),
+        {"version": 3, "steps": [agent("a", {}, tools=["nope"])], "output": "b"},
+    ],
+)
+def test_the_refusal_is_the_first_error_validate_lists_for_the_composition(
+    composition: Any,
+) -> None:
+    pack = make_pack([prompt("a")], check=False)
+    pack["compositions"]["c"] = composition
+    errors = [d for d in reference.validate(pack) if d.severity == "error"]
+    assert len(errors) > 2
+    error = refused(composition)
+    assert (error.code, error.where, error.message) == (
+        errors[0].code,
+        errors[0].path,
+        errors[0].message,
+    )
 
 
 def test_an_unknown_composition_is_refused() -> None:

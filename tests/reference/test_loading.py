@@ -1,13 +1,17 @@
-"""Tests of safe loading (SEMANTICS.md section 1, L1-L5): reference/_loading.py."""
+"""Tests of safe loading (SEMANTICS.md section 1, L1-L5): reference/_loading/."""
 
 from __future__ import annotations
 
 import json
+import os
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+import yaml
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reference
@@ -22,8 +26,25 @@ from reference import (
     read_document,
     read_pack,
 )
+from reference._loading import yaml_composer, yaml_reader
 
 # -- helpers ----------------------------------------------------------------------------------
+
+# Each example is read by PyYAML's own parser too, which a busy machine can make slow.
+SETTINGS = settings(deadline=None)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True, params=["libyaml", "pyyaml"])
+def yaml_parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> type:
+    """Run every test with libyaml's parser and again with PyYAML's own (the fallback)."""
+    if request.param == "pyyaml":
+        monkeypatch.setattr(yaml_reader, "PARSER", yaml_reader.PurePythonParser)
+    elif not yaml.__with_libyaml__:
+        pytest.skip("this PyYAML is built without libyaml")
+    return yaml_reader.PARSER
+
 
 JSON_SCALARS = (str, int, float, bool, type(None))
 
@@ -217,6 +238,7 @@ _json_values = st.recursive(
 )
 
 
+@SETTINGS
 @given(st.dictionaries(_bmp_text, _json_values, max_size=5))
 def test_json_text_reads_the_same_as_json_and_as_yaml(value: dict[str, Any]) -> None:
     text = json.dumps(value)
@@ -235,6 +257,102 @@ def test_json_text_reads_the_same_as_json_and_as_yaml(value: dict[str, Any]) -> 
 )
 def test_json_text_with_exponents_and_astral_escapes_reads_the_same_as_yaml(text: str) -> None:
     assert parse_document(text, format="yaml").data == parse_document(text, format="json").data
+
+
+# -- libyaml, and the fast reader beside the composing loader ---------------------------------
+
+
+@pytest.mark.skipif(not yaml.__with_libyaml__, reason="this PyYAML is built without libyaml")
+def test_libyaml_is_the_parser_in_use_when_pyyaml_has_it(
+    yaml_parser: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from yaml._yaml import CParser  # noqa: PLC0415
+
+    assert yaml_reader.libyaml_parser() is CParser
+    monkeypatch.undo()  # the parser chosen at import time, whichever run this is
+    assert yaml_reader.PARSER is CParser
+    used: list[str] = []
+
+    class Spy(CParser):
+        def __init__(self, stream: str) -> None:
+            used.append(stream)
+            super().__init__(stream)
+
+    monkeypatch.setattr(yaml_reader, "PARSER", Spy)
+    document = parse_document("a: 1\n", format="yaml")
+    assert used == ["a: 1\n"]
+    assert document.locate("/a").line == 1
+
+
+def test_without_libyaml_pyyaml_parser_is_the_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "yaml._yaml", None)  # import yaml._yaml now fails
+    assert yaml_reader.libyaml_parser() is None
+
+
+def _strict(value: Any) -> str:
+    """JSON text that tells ``1`` from ``1.0`` and ``True``, and keeps key order."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _assert_read_alike(text: str) -> bool:
+    """Check that the fast reader gives the composing loader's data, or leaves it the text.
+
+    The fast reader must never accept what the composing loader refuses. Returns whether the
+    fast reader read the text itself.
+    """
+    parser, limits = yaml_reader.PARSER, reference.DEFAULT_LIMITS
+    try:
+        composed = yaml_composer.compose_and_construct(text, None, limits, parser)
+    except (PackLoadError, yaml.YAMLError):
+        composed = refused = PackLoadError
+    try:
+        fast = yaml_reader.build(parser(text), limits)
+    except yaml_reader.Fallback:
+        return False  # parse_document then returns what the composing loader says
+    except yaml.YAMLError:
+        assert composed is refused, text
+        return False
+    assert _strict(fast) == _strict(composed), text
+    return True
+
+
+def test_fast_reader_and_composing_loader_agree_on_every_catalog_and_example_file(
+    yaml_parser: type,
+) -> None:
+    if yaml_parser is yaml_reader.PurePythonParser:
+        pytest.skip("the same events as libyaml's, several times slower")
+    paths = sorted([*ROOT.glob("cases/**/*.yaml"), *ROOT.glob("examples/**/*.yaml")])
+    assert len(paths) > 100
+    fell_back = [p.name for p in paths if not _assert_read_alike(p.read_text(encoding="utf-8"))]
+    # Only the catalog's pack with a duplicate key needs the composing loader.
+    assert fell_back == ["workflow-duplicate-state.yaml"]
+
+
+_PLAIN_SCALARS = st.sampled_from(
+    [
+        *("true", "True", "TRUE", "tRUE", "false", "False", "FALSE", "yes", "no", "on", "off"),
+        *("~", "null", "Null", "NULL", "nULL", "", "0", "-0", "+0", "017", "0o17", "0x1F"),
+        *("0X1F", "-0x1F", "0b101", "1_000", "12:30", "1e3", "1E-2", "-1.5e+10", ".5", "5."),
+        *("+.5", "-.5e1", ".", "1.0.0", "2024-01-01", "a", "-a", "+", "1e", "0o8", "0xG"),
+        *(".inf", "-.Inf", ".NaN", "1e999", "9" * 400, "1" + "0" * 320 + ".0", "4" * 5000),
+    ]
+)
+
+
+@SETTINGS
+@given(st.lists(_PLAIN_SCALARS, min_size=1, max_size=6))
+def test_fast_reader_resolves_plain_scalars_as_the_composing_loader(scalars: list[str]) -> None:
+    _assert_read_alike("".join(f"k{i}: {s}\n" for i, s in enumerate(scalars)))
+    _assert_read_alike("[" + ", ".join(s or "''" for s in scalars) + "]")
+    _assert_read_alike("".join(f"{s or '~'}: x\n" for s in scalars))
+
+
+@SETTINGS
+@given(_json_values, st.sampled_from([None, True, False]))
+def test_fast_reader_reads_dumped_yaml_as_the_composing_loader(
+    value: Any, flow_style: bool | None
+) -> None:
+    _assert_read_alike(yaml.safe_dump(value, default_flow_style=flow_style, allow_unicode=True))
 
 
 # -- YAML 1.2-style scalars -------------------------------------------------------------------
@@ -389,6 +507,43 @@ def test_yaml_infinities_and_nan_are_refused(constant: str) -> None:
     assert where(error) == (2, 8)
 
 
+@pytest.mark.parametrize(
+    ("text", "position"),
+    [
+        ('{"a": 1e999}', (1, 7)),
+        ('{"s": "1e999",\n "a": [1, -1E+400]}', (2, 11)),
+        ("[1e400]", (1, 2)),
+        ('{"n": ' + "1" * 400 + ".0}", (1, 7)),
+    ],
+)
+def test_json_numbers_that_overflow_to_infinity_are_refused_like_nan(
+    text: str, position: tuple[int, int]
+) -> None:
+    error = load_error(text, format="json")
+    assert "infinity" in error.message
+    assert where(error) == position
+
+
+def test_json_integers_past_the_digit_limit_are_refused_with_a_position() -> None:
+    error = load_error('{"n": "2",\n "m": ' + "7" * (sys.get_int_max_str_digits() + 1) + "}")
+    assert "digits" in error.message
+    assert where(error) == (2, 7)
+
+
+def test_json_numbers_near_the_float_limit_are_kept() -> None:
+    assert parse_document('{"a": 1e308, "b": -1.7e308}', format="json").data == {
+        "a": 1e308,
+        "b": -1.7e308,
+    }
+
+
+@pytest.mark.parametrize("number", ["1e999", "-1E+400", "1" * 400 + ".0"])
+def test_yaml_numbers_that_overflow_to_infinity_are_refused(number: str) -> None:
+    error = load_error(f"a: 1\nb: {number}\n", format="yaml")
+    assert "finite" in error.message
+    assert where(error) == (2, 4)
+
+
 def test_yaml_quoted_inf_is_a_string() -> None:
     assert parse_document("a: '.inf'\n", format="yaml").data == {"a": ".inf"}
 
@@ -444,6 +599,42 @@ def test_non_ascii_text_is_kept() -> None:
 )
 def test_lone_surrogate_escapes_are_refused(text: str, format: str) -> None:
     load_error(text, format=format)
+
+
+@pytest.mark.parametrize(
+    ("text", "position", "character"),
+    [
+        ("a: b\x00\n", (1, 5), "U+0000"),
+        ("a: 1\nb: \x07x\n", (2, 4), "U+0007"),
+        ("a: 'quoted \x1b'\n", (1, 12), "U+001B"),
+        ("# a comment \x7f\na: 1\n", (1, 13), "U+007F"),
+        ("a: \u00e9\x9b\n", (1, 5), "U+009B"),
+        ("a: \ufffe\n", (1, 4), "U+FFFE"),
+    ],
+)
+def test_yaml_control_characters_are_refused_with_their_position(
+    text: str, position: tuple[int, int], character: str
+) -> None:
+    error = load_error(text.encode(), format="yaml", source="p.yaml")
+    assert character in error.message
+    assert where(error) == position
+    assert error.hint
+
+
+def test_yaml_allowed_controls_and_escaped_ones_are_read() -> None:
+    text = 'a: "tab\there, escaped NUL \\0"\nb: next line \u0085\r\n'
+    assert parse_document(text, format="yaml").data == {
+        "a": "tab\there, escaped NUL \x00",
+        "b": "next line",
+    }
+
+
+def test_a_nul_in_a_yaml_file_is_a_load_error(tmp_path: Path) -> None:
+    path = tmp_path / "pack.yaml"
+    path.write_bytes(b"id: a\nname: b\x00c\n")
+    with pytest.raises(PackLoadError) as caught:
+        load_pack(str(path))
+    assert caught.value.location == Location(str(path), 2, 8)
 
 
 # -- documents and tags -----------------------------------------------------------------------
@@ -792,6 +983,20 @@ def test_locate_in_json_has_no_line() -> None:
     assert document.locate("") == Location("p.json", pointer="")
 
 
+def test_locate_follows_aliases_to_the_node_they_name() -> None:
+    document = parse_document("a: &x\n  b: 1\nc: *x\nd: [*x]\n", format="yaml", source="p")
+    assert document.locate("/c") == Location("p", 1, 4, "/c")
+    assert document.locate("/c/b") == Location("p", 2, 6, "/c/b")
+    assert document.locate("/d/0/b") == Location("p", 2, 6, "/d/0/b")
+    assert document.locate("/d/1") == Location("p", pointer="/d/1")
+
+
+@pytest.mark.parametrize("pointer", ["/l/-1", "/l/+1", "/l/ 1", "/l/2"])
+def test_locate_takes_only_list_indexes_in_range(pointer: str) -> None:
+    document = parse_document("l: [a, b]\n", format="yaml", source="p")
+    assert document.locate(pointer) == Location("p", pointer=pointer)
+
+
 def test_read_pack_locates_in_files(tmp_path: Path) -> None:
     path = tmp_path / "pack.yaml"
     path.write_text(PACK_YAML, encoding="utf-8")
@@ -820,6 +1025,36 @@ def test_a_directory_is_not_a_pack(tmp_path: Path) -> None:
     with pytest.raises(PackLoadError) as caught:
         load_pack(str(tmp_path))
     assert "cannot read" in caught.value.message
+    assert "directory" in caught.value.message
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_fifo_is_refused_at_once_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    fifo = tmp_path / "pack.yaml"
+    os.mkfifo(fifo)
+    outcome: list[Exception] = []
+
+    def read() -> None:
+        try:
+            read_document(fifo)
+        except Exception as error:  # the assertions below say which
+            outcome.append(error)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout=60)  # a guard against hanging the suite, not a speed target
+    assert outcome, "read_document is blocked on a FIFO"
+    error = outcome[0]
+    assert isinstance(error, PackLoadError)
+    assert "FIFO" in error.message
+    assert error.location == Location(str(fifo))
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="no /dev/null here")
+def test_a_device_is_not_a_pack() -> None:
+    with pytest.raises(PackLoadError) as caught:
+        read_document("/dev/null")
+    assert "character device" in caught.value.message
 
 
 def test_errors_from_files_name_the_file(tmp_path: Path) -> None:

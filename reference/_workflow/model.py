@@ -11,7 +11,9 @@ from types import MappingProxyType
 from typing import Any
 
 from reference._errors import PackInvalidError, Rejection
-from reference._validation import SUPPORTED_WORKFLOW_VERSIONS, is_integer, validate
+from reference._json import is_integer
+from reference._validation import validate
+from reference._workflow.rules import SUPPORTED_WORKFLOW_VERSIONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,33 @@ class StateSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class Transition:
+    """What an accepted event did (X6).
+
+    Attributes:
+        from_state: the state the event was sent in.
+        to_state: the state actually entered.
+        event: the event name.
+        redirected: whether a loop guard sent the session elsewhere (X5).
+        original_target: the event's own target when redirected.
+    """
+
+    from_state: str
+    to_state: str
+    event: str
+    redirected: bool = False
+    original_target: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the transition as ``{from, to, event}``, plus the redirect data if any."""
+        data: dict[str, Any] = {"from": self.from_state, "to": self.to_state, "event": self.event}
+        if self.redirected:
+            data["redirected"] = True
+            data["original_target"] = self.original_target
+        return data
+
+
+@dataclass(frozen=True, slots=True)
 class Budget:
     """``workflow.engine.budget``; ``None`` means no limit on that resource."""
 
@@ -59,6 +88,30 @@ class Budget:
         )
 
 
+@dataclass(eq=False, slots=True)
+class Node:
+    """One state as a session steps through it: what ``Session.send`` reads on every event,
+    computed once per workflow so that an event costs a few lookups and no allocation.
+
+    Attributes:
+        spec: the state.
+        name: its name.
+        terminal: X2.
+        external: whether agent-sourced events are refused (X13).
+        max_visits: the loop guard, if any.
+        moves: event -> (the target's node, the :class:`Transition` of an unredirected move,
+            the history entry ``(from, to, event)``). Both are immutable, so every session
+            shares them.
+    """
+
+    spec: StateSpec
+    name: str
+    terminal: bool
+    external: bool
+    max_visits: int | None
+    moves: dict[str, tuple[Node, Transition, tuple[str, str, str]]]
+
+
 @dataclass(frozen=True)
 class Workflow:
     """A validated workflow, ready to start sessions from.
@@ -74,6 +127,8 @@ class Workflow:
     artifact_modes: Mapping[str, str]
     """Artifact name -> mode of its first declaration in document order (X11's fallback)."""
     source: Mapping[str, Any] = field(repr=False)
+    nodes: Mapping[str, Node] = field(repr=False, compare=False)
+    """The states as sessions step through them (see :class:`Node`)."""
 
     @property
     def declares_artifacts(self) -> bool:
@@ -134,6 +189,14 @@ def _compile(workflow: Mapping[str, Any]) -> Workflow:
             composition=raw.get("composition"),
             artifacts=MappingProxyType(artifacts),
         )
+    nodes = {
+        name: Node(spec, name, spec.terminal, spec.orchestration == "external", spec.max_visits, {})
+        for name, spec in states.items()
+    }
+    for node in nodes.values():
+        for event, target in node.spec.on_event.items():
+            entry = (node.name, target, event)
+            node.moves[event] = (nodes[target], Transition(*entry), entry)
     budget = (workflow.get("engine") or {}).get("budget") or {}
     return Workflow(
         version=int(workflow["version"]),
@@ -146,6 +209,7 @@ def _compile(workflow: Mapping[str, Any]) -> Workflow:
         ),
         artifact_modes=MappingProxyType(artifact_modes),
         source=workflow,
+        nodes=MappingProxyType(nodes),
     )
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from reference._errors import Rejection, SnapshotError
-from reference._workflow import StateSpec, Workflow, compile_workflow
+from reference._workflow.model import Node, Transition, Workflow, compile_workflow
 
 Clock = Callable[[], float]
 """Returns seconds on a monotonic scale; sessions measure elapsed time with it."""
@@ -41,31 +41,8 @@ class ManualClock:
         self._now += seconds
 
 
-@dataclass(frozen=True, slots=True)
-class Transition:
-    """What an accepted event did (X6).
-
-    Attributes:
-        from_state: the state the event was sent in.
-        to_state: the state actually entered.
-        event: the event name.
-        redirected: whether a loop guard sent the session elsewhere (X5).
-        original_target: the event's own target when redirected.
-    """
-
-    from_state: str
-    to_state: str
-    event: str
-    redirected: bool = False
-    original_target: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the transition as ``{from, to, event}``, plus the redirect data if any."""
-        data: dict[str, Any] = {"from": self.from_state, "to": self.to_state, "event": self.event}
-        if self.redirected:
-            data["redirected"] = True
-            data["original_target"] = self.original_target
-        return data
+def _limit(value: int | None) -> float:
+    return math.inf if value is None else value
 
 
 def start_session(workflow: Workflow | Mapping[str, Any], *, clock: Clock | None = None) -> Session:
@@ -110,13 +87,18 @@ class Session:
 
     def __init__(self, workflow: Workflow, clock: Clock) -> None:
         self.workflow = workflow
-        self._states = workflow.states
-        self._budget = workflow.budget
-        self._has_budget = workflow.budget.is_set
+        self._nodes = workflow.nodes
+        budget = workflow.budget
+        self._has_budget = budget.is_set
+        # Unset limits are never reached; the wall clock is read only when it has a limit.
+        self._max_total_visits = _limit(budget.max_total_visits)
+        self._max_tool_calls = _limit(budget.max_tool_calls)
+        self._max_wall_time_sec = budget.max_wall_time_sec
+        self._records_artifacts = workflow.declares_artifacts
         self._clock = clock
         self._origin = clock()
-        entry = workflow.states[workflow.entry]
-        self._current: StateSpec = entry
+        entry = workflow.nodes[workflow.entry]
+        self._node: Node = entry
         self._status: Status = COMPLETED if entry.terminal else ACTIVE
         self._visits: dict[str, int] = {entry.name: 1}
         self._total_visits = 1
@@ -141,50 +123,43 @@ class Session:
                 ``event-source-not-allowed``, ``unknown-event`` or ``max-visits-exceeded``.
                 Current state, counts, history and artifacts stay as they were.
         """
-        if source not in ("host", "agent"):
+        # Every event goes through here: each check reads precomputed data (Node), and an
+        # unredirected move returns a Transition made once per workflow.
+        if source not in {"host", "agent"}:
             raise ValueError(f"source must be 'host' or 'agent', not {source!r}")
-        current = self._current
+        node = self._node
         if self._status != ACTIVE:
-            if self._status == COMPLETED:
-                raise Rejection(
-                    "terminal-state",
-                    f"state {current.name!r} is terminal; the workflow has completed",
-                )
-            limit = self._exhausted_by
-            reason = f"{limit} was reached" if limit else "a max_visits limit ended it"
-            raise Rejection(
-                "budget-exhausted", f"the workflow's budget is exhausted: {reason}", limit
-            )
+            raise self._inactive()
         if self._has_budget:
             limit = self._exhausted_limit()
             if limit is not None:
                 self._status = BUDGET_EXHAUSTED
                 self._exhausted_by = limit
                 raise Rejection("budget-exhausted", f"{limit} is reached", limit)
-        if source == "agent" and current.orchestration == "external":
+        if source == "agent" and node.external:
             raise Rejection(
                 "event-source-not-allowed",
-                f"state {current.name!r} is externally orchestrated; only the host sends events",
+                f"state {node.name!r} is externally orchestrated; only the host sends events",
             )
-        target = current.on_event.get(event)
-        if target is None:
-            raise Rejection(
-                "unknown-event", f"state {current.name!r} has no transition for {event!r}"
-            )
-        entered = self._guarded_target(target)
-        self._history.append((current.name, entered.name, event))
-        self._visits[entered.name] = self._visits.get(entered.name, 0) + 1
+        move = node.moves.get(event)
+        if move is None:
+            raise Rejection("unknown-event", f"state {node.name!r} has no transition for {event!r}")
+        target, transition, entry = move
+        guard = target.max_visits
+        if guard is not None and self._visits.get(target.name, 0) >= guard:
+            entered = self._redirect(target)  # X5, which may reject
+            transition = Transition(node.name, entered.name, event, True, target.name)
+            target, entry = entered, (node.name, entered.name, event)
+        self._history.append(entry)
+        visits = self._visits
+        visits[target.name] = visits.get(target.name, 0) + 1
         self._total_visits += 1
-        self._current = entered
-        if entered.terminal:
+        self._node = target
+        if target.terminal:
             self._status = COMPLETED
-        if self.workflow.declares_artifacts:
-            self._artifact_history.append(
-                (current.name, entered.name, event, dict(self._artifacts))
-            )
-        if entered.name != target:
-            return Transition(current.name, entered.name, event, True, target)
-        return Transition(current.name, entered.name, event)
+        if self._records_artifacts:
+            self._artifact_history.append((*entry, dict(self._artifacts)))
+        return transition
 
     def set_artifact(self, name: str, value: str) -> None:
         """Write an artifact (X9-X11): ``replace`` overwrites, ``append`` concatenates.
@@ -197,7 +172,7 @@ class Session:
         """
         if not isinstance(value, str):
             raise TypeError(f"artifact values are strings, not {type(value).__name__}")
-        mode = self._current.artifacts.get(name) or self.workflow.artifact_modes.get(name)
+        mode = self._node.spec.artifacts.get(name) or self.workflow.artifact_modes.get(name)
         if mode is None:
             raise Rejection("artifact-undeclared", f"no state declares artifact {name!r}")
         if mode == "append":
@@ -216,7 +191,7 @@ class Session:
     @property
     def current_state(self) -> str:
         """The name of the active state."""
-        return self._current.name
+        return self._node.name
 
     @property
     def status(self) -> Status:
@@ -231,16 +206,16 @@ class Session:
         """The events the current state accepts, sorted (none once the session is not active)."""
         if self._status != ACTIVE:
             return []
-        return sorted(self._current.on_event)
+        return sorted(self._node.moves)
 
     def state(self) -> dict[str, Any]:
         """Return the observable session data of SEMANTICS section 3 as plain JSON-able data."""
         return {
-            "current_state": self._current.name,
+            "current_state": self._node.name,
             "status": self._status,
-            "terminal": self._current.terminal,
+            "terminal": self._node.terminal,
             "available_events": self.available_events(),
-            "prompt_task": self._current.prompt_task,
+            "prompt_task": self._node.spec.prompt_task,
             "visit_counts": dict(sorted(self._visits.items())),
             "history": [{"from": f, "to": t, "event": e} for f, t, e in self._history],
             "artifacts": dict(sorted(self._artifacts.items())),
@@ -260,7 +235,7 @@ class Session:
         return {
             "format": SNAPSHOT_FORMAT,
             "workflow_digest": self.workflow.digest,
-            "current_state": self._current.name,
+            "current_state": self._node.name,
             "status": self._status,
             "visit_counts": dict(self._visits),
             "history": [list(entry) for entry in self._history],
@@ -273,28 +248,39 @@ class Session:
 
     # -- internals -----------------------------------------------------------------------------
 
+    def _inactive(self) -> Rejection:
+        """X3: why a session that is not active rejects every event."""
+        if self._status == COMPLETED:
+            return Rejection(
+                "terminal-state",
+                f"state {self._node.name!r} is terminal; the workflow has completed",
+            )
+        limit = self._exhausted_by
+        reason = f"{limit} was reached" if limit else "a max_visits limit ended it"
+        return Rejection("budget-exhausted", f"the workflow's budget is exhausted: {reason}", limit)
+
     def _exhausted_limit(self) -> str | None:
         """X8: the first budget reached, in the order visits, tool calls, wall time."""
-        budget = self._budget
-        if budget.max_total_visits is not None and self._total_visits >= budget.max_total_visits:
+        if self._total_visits >= self._max_total_visits:
             return "max_total_visits"
-        if budget.max_tool_calls is not None and self._tool_calls >= budget.max_tool_calls:
+        if self._tool_calls >= self._max_tool_calls:
             return "max_tool_calls"
-        if budget.max_wall_time_sec is not None and self.elapsed() >= budget.max_wall_time_sec:
+        wall = self._max_wall_time_sec
+        if wall is not None and self._clock() - self._origin >= wall:
             return "max_wall_time_sec"
         return None
 
-    def _guarded_target(self, target: str) -> StateSpec:
-        """X5: follow ``on_max_visits`` while the state to enter is at its limit.
+    def _redirect(self, target: Node) -> Node:
+        """X5: follow ``on_max_visits`` from ``target``, at its limit, to a state below its own.
 
         A state at its limit without ``on_max_visits``, or a chain that comes back to a state
         it already left, ends the workflow: ``budget_exhausted`` and ``max-visits-exceeded``.
         """
-        state = self._states[target]
+        state = target
         tried: list[str] = []
         while state.max_visits is not None and self._visits.get(state.name, 0) >= state.max_visits:
             tried.append(state.name)
-            redirect = state.on_max_visits
+            redirect = state.spec.on_max_visits
             if redirect is None or redirect in tried:
                 self._status = BUDGET_EXHAUSTED
                 chain = " -> ".join(tried)
@@ -302,7 +288,7 @@ class Session:
                     "max-visits-exceeded",
                     f"max_visits reached ({chain}) with nowhere left to go; the workflow ends",
                 )
-            state = self._states[redirect]
+            state = self._nodes[redirect]
         return state
 
     def _load(self, snapshot: Mapping[str, Any]) -> None:
@@ -312,7 +298,7 @@ class Session:
             raise SnapshotError(f"malformed snapshot: {error!r}") from None
 
     def _load_checked(self, snapshot: Mapping[str, Any]) -> None:
-        states = self._states
+        states = self._nodes
         if snapshot.get("format") != SNAPSHOT_FORMAT:
             raise SnapshotError(f"not a {SNAPSHOT_FORMAT} snapshot")
         if snapshot.get("workflow_digest") != self.workflow.digest:
@@ -332,7 +318,7 @@ class Session:
         tool_calls = snapshot["tool_calls"]
         if not isinstance(tool_calls, int) or tool_calls < 0:
             raise SnapshotError("tool_calls must be an integer >= 0")
-        self._current = states[snapshot["current_state"]]
+        self._node = states[snapshot["current_state"]]
         self._status = status
         self._visits = visits
         self._total_visits = sum(visits.values())

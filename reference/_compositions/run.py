@@ -27,7 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference._composition_steps import (
+from reference._compositions.extensions import Extensions, StepFailure
+from reference._compositions.steps import (
     AgentStep,
     BranchStep,
     CallStep,
@@ -37,7 +38,7 @@ from reference._composition_steps import (
     Step,
     compile_composition,
 )
-from reference._composition_trace import (
+from reference._compositions.trace import (
     BranchDecision,
     CompositionResult,
     RunFailure,
@@ -46,10 +47,10 @@ from reference._composition_trace import (
     StepTrace,
     ToolCallTrace,
 )
-from reference._composition_values import Scope, evaluate, is_number, resolve
-from reference._extensions import V1_REDUCERS, Extensions, StepFailure
-from reference._pointer import describe_json_type, pointer
-from reference._session import Session
+from reference._compositions.values import Scope, evaluate, resolve
+from reference._compositions.vocabulary import V1_REDUCERS
+from reference._json import describe_json_type, is_number, json_pointer
+from reference._workflow.session import Session
 
 __all__ = [
     "BranchDecision",
@@ -103,7 +104,7 @@ def run_composition(
         raise CompositionRunError(
             "nesting-too-deep",
             "the composition, its input or the mocks nest too deeply to run",
-            pointer("compositions", name),
+            json_pointer("compositions", name),
         ) from None
 
 
@@ -136,7 +137,7 @@ def run_state_composition(
         raise CompositionRunError(
             "state-not-composition",
             f"state {state.name!r} is orchestrated {state.orchestration!r}, not by a composition",
-            pointer("workflow", "states", state.name),
+            json_pointer("workflow", "states", state.name),
         )
     workflow = pack.get("workflow") if isinstance(pack, Mapping) else None
     if workflow != session.workflow.source:

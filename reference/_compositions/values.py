@@ -9,29 +9,14 @@ a constrained vocabulary, never an expression language.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any
 
-from reference._extensions import StepFailure
-from reference._pointer import describe_json_type
+from reference._compositions.extensions import StepFailure
+from reference._compositions.vocabulary import REFERENCE
+from reference._json import describe_json_type, is_number
 
-# Anything up to the closing brace; what is inside is checked when the reference is parsed,
-# so `${a..b}` is an unresolved reference rather than literal text.
-REFERENCE = re.compile(r"\$\{([^{}]*)\}")
-"""A ``${...}`` reference; the text inside is checked when it is read."""
-
-COMPARE_OPS = (
-    "equals",
-    "not_equals",
-    "in",
-    "not_in",
-    "less_than",
-    "less_than_or_equals",
-    "greater_than",
-    "greater_than_or_equals",
-)
 _ORDERED_OPS = {
     "less_than": lambda a, b: a < b,
     "less_than_or_equals": lambda a, b: a <= b,
@@ -154,11 +139,6 @@ def _text(value: Any) -> str:
 # -- JSON values -------------------------------------------------------------------------------
 
 
-def is_number(value: Any) -> TypeGuard[int | float]:
-    """Whether ``value`` is a JSON number (Python's ``bool`` is an ``int``, but not a number)."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def json_equal(a: Any, b: Any) -> bool:
     """JSON equality: ``1 == 1.0``, ``true != 1``, no string/number coercion, deep for lists
     and objects (key order does not matter, list order does)."""
@@ -220,71 +200,18 @@ class Not:
 
 Predicate = Compare | Exists | AllOf | AnyOf | Not
 
-_VARIANTS = (
-    frozenset(("path", "op", "value")),
-    frozenset(("path", "exists")),
-    frozenset(("all_of",)),
-    frozenset(("any_of",)),
-    frozenset(("not",)),
-)
 
-
-class PredicateInvalid(ValueError):
-    """A predicate does not have the constrained shape; ``where`` is a relative JSON pointer."""
-
-    def __init__(self, message: str, where: str) -> None:
-        self.where = where
-        super().__init__(message)
-
-
-def compile_predicate(raw: Any, where: str = "") -> Predicate:
-    """Build a :data:`Predicate` from its JSON form.
-
-    Arguments:
-        raw: the ``predicate`` value as written.
-        where: JSON pointer of ``raw`` relative to the predicate, for the error.
-
-    Raises:
-        PredicateInvalid: not exactly one variant, an unknown ``op``, ``in``/``not_in`` with a
-            value that is not a list, ``exists`` not a boolean, or a path that is not exactly
-            one ``${...}`` reference.
-    """
-    if not isinstance(raw, Mapping):
-        raise PredicateInvalid(f"a predicate is an object, not {describe_json_type(raw)}", where)
-    keys = frozenset(raw)
-    if keys not in _VARIANTS:
-        raise PredicateInvalid(
-            "a predicate is exactly one of {path, op, value}, {path, exists}, {all_of}, "
-            f"{{any_of}}, {{not}}; got the keys {sorted(keys)}",
-            where,
-        )
-    if "path" in keys:
-        path = raw["path"]
-        if not isinstance(path, str) or full_reference(path) is None:
-            raise PredicateInvalid(
-                f"a predicate path is one reference such as '${{step.output.field}}', not {path!r}",
-                where + "/path",
-            )
-        if "exists" in keys:
-            if not isinstance(raw["exists"], bool):
-                raise PredicateInvalid("exists is true or false", where + "/exists")
-            return Exists(path, raw["exists"])
-        op = raw["op"]
-        if op not in COMPARE_OPS:
-            raise PredicateInvalid(
-                f"unknown op {op!r} (one of {', '.join(COMPARE_OPS)})", where + "/op"
-            )
-        if op in ("in", "not_in") and not isinstance(raw["value"], list):
-            raise PredicateInvalid(f"{op} needs a list value", where + "/value")
-        return Compare(path, op, raw["value"])
-    if "not" in keys:
-        return Not(compile_predicate(raw["not"], where + "/not"))
-    name = "all_of" if "all_of" in keys else "any_of"
-    items = raw[name]
-    if not isinstance(items, list):
-        raise PredicateInvalid(f"{name} is a list of predicates", f"{where}/{name}")
-    compiled = tuple(compile_predicate(item, f"{where}/{name}/{i}") for i, item in enumerate(items))
-    return AllOf(compiled) if name == "all_of" else AnyOf(compiled)
+def compile_predicate(raw: Mapping[str, Any]) -> Predicate:
+    """Build a :data:`Predicate` from its JSON form, which the rulebook has found valid."""
+    if "all_of" in raw:
+        return AllOf(tuple(compile_predicate(item) for item in raw["all_of"]))
+    if "any_of" in raw:
+        return AnyOf(tuple(compile_predicate(item) for item in raw["any_of"]))
+    if "not" in raw:
+        return Not(compile_predicate(raw["not"]))
+    if "exists" in raw:
+        return Exists(raw["path"], raw["exists"])
+    return Compare(raw["path"], raw["op"], raw["value"])
 
 
 def evaluate(predicate: Predicate, scope: Scope) -> bool:

@@ -1,9 +1,8 @@
-"""JSON pointers (RFC 6901), the paths every diagnostic carries."""
+"""JSON values and JSON pointers (RFC 6901): the data model every part of the reference reads."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeGuard
 
 _JSON_TYPES = {
     dict: "an object",
@@ -20,14 +19,10 @@ def escape_token(token: str | int) -> str:
     return str(token).replace("~", "~0").replace("/", "~1")
 
 
-def pointer(*tokens: str | int) -> str:
-    """Build a JSON pointer from reference tokens: ``pointer("a", "b/c")`` is ``/a/b~1c``."""
+def json_pointer(*tokens: str | int) -> str:
+    """Build a JSON pointer from reference tokens: ``json_pointer("a", "b/c", 0)`` is
+    ``/a/b~1c/0``; no tokens give ``""``, the whole document."""
     return "".join("/" + escape_token(t) for t in tokens)
-
-
-def pointer_from_path(path: Iterable[str | int]) -> str:
-    """Build a JSON pointer from a path such as a schema error's instance path."""
-    return pointer(*path)
 
 
 def unescape_pointer(value: str) -> list[str]:
@@ -42,3 +37,15 @@ def describe_json_type(value: Any) -> str:
     if value is None:
         return "null"
     return _JSON_TYPES.get(type(value), f"a {type(value).__name__}")
+
+
+def is_number(value: Any) -> TypeGuard[int | float]:
+    """Whether ``value`` is a JSON number (Python's ``bool`` is an ``int``, but not a number)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def is_integer(value: Any) -> TypeGuard[int | float]:
+    """Whether a loaded value is an integer in JSON terms (``2`` or ``2.0``, not ``True``)."""
+    return (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and value.is_integer()
+    )

@@ -11,18 +11,12 @@ claims Level 3 registers these two through its own extension mechanism.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from reference._compositions.vocabulary import is_namespaced
 from reference._errors import InterpreterError
-from reference._pointer import describe_json_type
-
-V1_KINDS = ("prompt", "agent", "tool", "branch", "parallel")
-V1_REDUCERS = ("append", "replace", "barrier")
-
-# The pattern later published schemas fix for vendor kinds; reducers use the same one.
-_NAMESPACED = re.compile(r"[a-z][a-z0-9_-]*\.[a-z][a-z0-9_.-]*")
+from reference._json import describe_json_type
 
 KindFn = Callable[[Mapping[str, Any], Any], Any]
 """A vendor step kind: ``fn(step, input) -> output``.
@@ -60,11 +54,6 @@ class StepFailure(InterpreterError):
         self.message = message
         self.final = final
         super().__init__(f"{code}: {message}")
-
-
-def is_namespaced(name: str) -> bool:
-    """Whether ``name`` is a vendor name: ``namespace.name`` in lower case (C12)."""
-    return _NAMESPACED.fullmatch(name) is not None
 
 
 class Extensions:

@@ -1,0 +1,131 @@
+"""Events per second on many fresh short sessions, beside the floor of doing it in plain Python.
+
+Run: python benchmarks/bench_sessions.py [--repeat N] [--sessions N] [--events N]
+
+Fuzzing and the catalog run many short sessions, so starting one costs as much as its events.
+Both loops run ``--sessions`` sessions (default 1,000) of ``--events`` events (default 999) on
+a 3-state loop a -> b -> c -> a with all three budgets set (high enough never to stop it), a
+session clock, and the start of each session included:
+
+* the floor: plain dicts and a list doing the same bookkeeping as a session (current state,
+  status, visit counts and their total, history, the budget checks before every event, the
+  loop-guard check on the state entered), written as directly as Python allows;
+* the reference: ``reference.start_session(workflow)`` from a compiled ``Workflow``, then
+  ``session.send("Next")`` for each event.
+
+Prints the median of N runs of each in events per second, and the floor's rate over the
+reference's (the target is at most 2). Then the same for one long session (200,000 events),
+where the history grows: the reference must not lose its speed there either.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import reference
+
+TARGET_RATIO = 2.0  # floor events/s over reference events/s, on short sessions
+BUDGET = {"max_total_visits": 10**9, "max_tool_calls": 10**9, "max_wall_time_sec": 10**9}
+
+
+def loop_pack() -> dict[str, Any]:
+    """Three states in a loop a -> b -> c -> a, no max_visits, all budgets set."""
+    states = {
+        name: {"prompt_task": "work", "on_event": {"Next": target}}
+        for name, target in (("a", "b"), ("b", "c"), ("c", "a"))
+    }
+    return {
+        "id": "bench",
+        "name": "Benchmark",
+        "version": "1.0.0",
+        "template_engine": {"version": "v1", "syntax": "{{variable}}"},
+        "prompts": {
+            "work": {"id": "work", "name": "Work", "version": "1.0.0", "system_template": "Work."}
+        },
+        "workflow": {"version": 2, "entry": "a", "states": states, "engine": {"budget": BUDGET}},
+    }
+
+
+def floor(sessions: int, events: int, clock: Callable[[], float]) -> None:
+    """The bookkeeping of ``sessions`` sessions of ``events`` events, in plain Python."""
+    on_event = {"a": {"Next": "b"}, "b": {"Next": "c"}, "c": {"Next": "a"}}
+    max_visits: dict[str, int | None] = {"a": None, "b": None, "c": None}
+    max_total, max_tools, max_wall = (BUDGET[k] for k in BUDGET)
+    for _ in range(sessions):
+        current, status, visits, total = "a", "active", {"a": 1}, 1
+        history: list[tuple[str, str, str]] = []
+        tool_calls, origin = 0, clock()
+        for _ in range(events):
+            if status != "active":
+                raise RuntimeError("not active")
+            if total >= max_total or tool_calls >= max_tools or clock() - origin >= max_wall:
+                raise RuntimeError("budget")
+            target = on_event[current].get("Next")
+            if target is None:
+                raise RuntimeError("unknown event")
+            limit = max_visits[target]
+            if limit is not None and visits.get(target, 0) >= limit:
+                raise RuntimeError("guard")
+            history.append((current, target, "Next"))
+            visits[target] = visits.get(target, 0) + 1
+            total += 1
+            current = target
+
+
+def run_reference(
+    workflow: reference.Workflow, sessions: int, events: int, clock: Callable[[], float]
+) -> None:
+    """``sessions`` sessions of ``events`` events on the reference, each started afresh."""
+    for _ in range(sessions):
+        send = reference.start_session(workflow, clock=clock).send
+        for _ in range(events):
+            send("Next")
+
+
+def median_seconds(action: Callable[[], object], repeat: int) -> float:
+    """The median wall time of ``repeat`` calls of ``action``."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def compare(label: str, sessions: int, events: int, repeat: int) -> None:
+    """Print the floor's and the reference's events/s, and their ratio."""
+    workflow = reference.compile_workflow(loop_pack())
+    clock = reference.ManualClock()
+    total = sessions * events
+    floor_rate = total / median_seconds(lambda: floor(sessions, events, clock), repeat)
+    rate = total / median_seconds(lambda: run_reference(workflow, sessions, events, clock), repeat)
+    ratio = floor_rate / rate
+    print(
+        f"{label}: floor {floor_rate:,.0f} events/s, reference {rate:,.0f} events/s, "
+        f"floor/reference {ratio:.2f} (target <= {TARGET_RATIO:g})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--sessions", type=int, default=1_000)
+    parser.add_argument("--events", type=int, default=999)
+    parser.add_argument("--long", type=int, default=200_000, help="events of the long session")
+    args = parser.parse_args()
+    print(f"median of {args.repeat} runs; 3-state loop, all budgets set, a manual clock")
+    compare(
+        f"{args.sessions:,} fresh sessions of {args.events:,} events",
+        args.sessions,
+        args.events,
+        args.repeat,
+    )
+    compare(f"one session of {args.long:,} events", 1, args.long, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
