@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reference._resources import schema_path
-
 __all__ = ["catalog_root", "schema_path"]
 
 _PACKAGE = Path(__file__).resolve().parent
+
+
+def schema_path(name: str) -> Path:
+    """The path of one of the kit's schemas (``case.schema.json``, ``protocol.schema.json`` ...).
+
+    An installed wheel carries them inside this package (``_data/schema``); a source checkout or
+    an editable install reads the top-level ``schema/`` folder.
+    """
+    installed = _PACKAGE / "_data" / "schema" / name
+    if installed.is_file():
+        return installed
+    return _PACKAGE.parent / "schema" / name
 
 
 def catalog_root() -> Path:

@@ -37,7 +37,11 @@ def test_an_extra_catalog_runs_on_top_of_the_built_in_one(
     assert main(["cases", "list", "--extra-catalog", str(extra), "--id", "workflow.mine.*"]) == 0
     assert "workflow.mine.submit" in capsys.readouterr().out
     clash = write_catalog(
-        {"workflow/x.yaml": case_text("workflow.execution.unknown-event", description="A clashing case of my own")}
+        {
+            "workflow/x.yaml": case_text(
+                "workflow.execution.unknown-event", description="A clashing case of my own"
+            )
+        }
     )
     assert main(["run", "--extra-catalog", str(clash)]) == 2
     assert "already used by" in capsys.readouterr().err
