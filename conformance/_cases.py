@@ -259,7 +259,7 @@ def load_case(path: str | Path, root: Path | None = None) -> Case:
     path = Path(path)
     root = root or path.parent
     try:
-        source = path.resolve().relative_to(root.resolve()).as_posix()
+        source = path.resolve().relative_to(_resolved(root)).as_posix()
     except ValueError:
         source = str(path)
     try:
@@ -303,6 +303,11 @@ def load_case(path: str | Path, root: Path | None = None) -> Case:
     )
 
 
+@cache
+def _resolved(root: Path) -> Path:
+    return root.resolve()
+
+
 def _field_error(document: Document, pointer: str, message: str, hint: str = "") -> CaseError:
     return CaseError(message, document.locate(pointer), hint)
 
@@ -330,7 +335,7 @@ def _pack_input(
         text = json.dumps(data["pack"], ensure_ascii=False, separators=(",", ":"))
         return PackInput(text, "json", data["pack"], f"{source}#/pack")
     target = (path.parent / data["pack_file"]).resolve()
-    if not target.is_relative_to(root.resolve()):
+    if not target.is_relative_to(_resolved(root)):
         raise _field_error(
             document,
             "/pack_file",
@@ -350,7 +355,7 @@ def _pack_input(
     except reference.PackLoadError:
         parsed = None
     pack = parsed if isinstance(parsed, dict) else None
-    return PackInput(text, pack_format, pack, target.relative_to(root.resolve()).as_posix())
+    return PackInput(text, pack_format, pack, target.relative_to(_resolved(root)).as_posix())
 
 
 def _validation(data: Mapping[str, Any] | None) -> ValidationExpectation | None:

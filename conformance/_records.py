@@ -13,6 +13,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -313,17 +314,25 @@ class Report:
     records: tuple[PartRecord, ...]
     complete: bool = True
 
-    @property
+    @cached_property
     def partial(self) -> bool:
         """Whether the records cover less than the whole spec version."""
         return is_partial(self.header, self.records)
 
     def verdicts(self) -> list[CaseVerdict]:
-        return case_verdicts(self.records)
+        return list(self._verdicts)
+
+    @cached_property
+    def _verdicts(self) -> tuple[CaseVerdict, ...]:
+        return tuple(case_verdicts(self.records))
 
     def levels(self) -> LevelReport:
+        return self._levels
+
+    @cached_property
+    def _levels(self) -> LevelReport:
         return compute_levels(
-            self.verdicts(),
+            self._verdicts,
             claims=self.header.capabilities.claims,
             spec_version=self.header.selection.spec_version,
             partial=self.partial,
@@ -332,6 +341,6 @@ class Report:
     def counts(self) -> dict[str, int]:
         """Cases per outcome (the worst outcome of their parts)."""
         counts = dict.fromkeys(_ORDER, 0)
-        for verdict in self.verdicts():
+        for verdict in self._verdicts:
             counts[verdict.outcome] = counts.get(verdict.outcome, 0) + 1
         return counts
