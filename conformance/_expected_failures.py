@@ -51,7 +51,7 @@ def load_expected_failures(
         )
     entries = {}
     for case_id, value in data.items():
-        pointer = "/" + case_id.replace("~", "~0").replace("/", "~1")
+        pointer = reference.json_pointer(case_id)
         kind, reason = "fail", value
         if isinstance(value, dict) and list(value) == ["flaky"]:
             kind, reason = "flaky", value["flaky"]

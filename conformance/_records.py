@@ -23,7 +23,7 @@ from conformance._checks import Check
 from conformance._contract import REQUIREMENTS, Requirement
 from conformance._expected_failures import ExpectedFailure
 from conformance._levels import CaseVerdict, LevelReport, compute_levels
-from conformance._runner import CaseResult, PartResult
+from conformance._runner import OUTCOMES, CaseResult, PartResult, worst
 
 REPORT_FORMAT = "ppconf-report/2"
 
@@ -269,7 +269,7 @@ def case_verdicts(records: Iterable[PartRecord]) -> list[CaseVerdict]:
             # A part that stopped before judging anything fails the case at its requirement.
             checks[first.requirement] = False  # type: ignore[index]
         failing = next((p for p in parts if not p.passed), None)
-        outcome = max((p.outcome for p in parts), key=_worse) if failing else "passed"
+        outcome = worst(p.outcome for p in parts)
         verdicts.append(
             CaseVerdict(
                 id=case_id,
@@ -282,13 +282,6 @@ def case_verdicts(records: Iterable[PartRecord]) -> list[CaseVerdict]:
             )
         )
     return verdicts
-
-
-_ORDER = ("passed", "skipped", "timeout", "errored", "flaky", "failed")
-
-
-def _worse(outcome: str) -> int:
-    return _ORDER.index(outcome) if outcome in _ORDER else len(_ORDER)
 
 
 def is_partial(header: RunHeader, records: Iterable[PartRecord]) -> bool:
@@ -340,7 +333,7 @@ class Report:
 
     def counts(self) -> dict[str, int]:
         """Cases per outcome (the worst outcome of their parts)."""
-        counts = dict.fromkeys(_ORDER, 0)
+        counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
         for verdict in self._verdicts:
             counts[verdict.outcome] = counts.get(verdict.outcome, 0) + 1
         return counts

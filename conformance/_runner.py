@@ -40,16 +40,20 @@ from conformance._contract import Requirement, code_requirement
 from conformance._errors import AdapterFault, AdapterGaveUp, PackRejected, Rejected, Unsupported
 from conformance._matchers import Mismatch, compare, missing
 
-Outcome = Literal["passed", "failed", "errored", "skipped", "timeout", "flaky"]
-OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "errored", "skipped", "timeout", "flaky")
-_SEVERITY: dict[Outcome, int] = {
-    "passed": 0,
-    "skipped": 1,
-    "timeout": 2,
-    "errored": 3,
-    "flaky": 4,
-    "failed": 5,
-}
+Outcome = Literal["passed", "skipped", "timeout", "errored", "flaky", "failed"]
+OUTCOMES: tuple[Outcome, ...] = ("passed", "skipped", "timeout", "errored", "flaky", "failed")
+"""Every outcome, from the best to the worst (a case ends with its worst part's)."""
+
+
+def worst(outcomes: Iterable[str]) -> str:
+    """The worst of some outcomes (``passed`` for none)."""
+    return max(outcomes, key=_rank, default="passed")
+
+
+def _rank(outcome: str) -> int:
+    return OUTCOMES.index(outcome) if outcome in OUTCOMES else len(OUTCOMES)
+
+
 DEFAULT_TIMEOUT = 10.0
 
 OBSERVATIONS = {
@@ -104,7 +108,7 @@ class CaseResult:
     @property
     def outcome(self) -> Outcome:
         """The worst part outcome: failed > flaky > errored > timeout > skipped > passed."""
-        return max((p.outcome for p in self.parts), key=_SEVERITY.__getitem__, default="passed")
+        return worst(p.outcome for p in self.parts)  # type: ignore[return-value]
 
     @property
     def passed(self) -> bool:

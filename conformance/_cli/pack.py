@@ -307,7 +307,7 @@ def _run_composition(args: argparse.Namespace, out: TextIO) -> int:
     try:
         value = reference.parse_document(args.input, format="json", source="--input").data
     except reference.PackLoadError as error:
-        report_error(f"{error} (--input takes one JSON value, e.g. '{{\"text\": \"hi\"}}')")
+        report_error(f'{error} (--input takes one JSON value, e.g. \'{{"text": "hi"}}\')')
         return EXIT_UNUSABLE
     if not isinstance(mocks, dict):
         report_error(f"{args.mocks}: the mocks are a mapping of step id, prompt or tool to a list")
