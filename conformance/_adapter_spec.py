@@ -4,6 +4,8 @@ protocol, or ``reference``."""
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from typing import IO
 
 from conformance._adapter import Adapter
@@ -54,6 +56,9 @@ def _python_adapter(spec: str) -> Adapter:
             f"adapter {spec!r} is not of the form module:Class (e.g. mypackage.ppconf:Adapter), "
             "cmd:COMMAND or reference"
         )
+    # As `python -m` does: a module in the folder ppconf is run from can be named directly.
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:

@@ -2,8 +2,10 @@
 
 ``ppconf run`` and ``pytest --ppconf-adapter`` decide alike:
 
-- without a required level, the run fails if any case did not pass (skipped, errored, timed out
-  and flaky cases included) and is not listed as an expected failure;
+- without a required level, the run fails if any case of an area the runtime claims (of every
+  area, when it claims none) did not pass (skipped, errored, timed out and flaky cases
+  included) and is not listed as an expected failure; cases of unclaimed areas are measured and
+  shown, and fail nothing;
 - with ``--require-level N``, it fails if the headline level is below N, and it cannot be
   judged on a partial selection (a filtered run certifies nothing);
 - with an expected-failures file, a listed case that passes (or, listed as flaky, is not flaky)
@@ -64,7 +66,10 @@ def judge(
     expected = expected or {}
     unexpected_failures = []
     unexpected_passes = []
+    claimed = set(levels.claims) & {area.area for area in levels.areas}
     for verdict in verdicts:
+        if claimed and verdict.area not in claimed and verdict.id not in expected:
+            continue  # measured and shown; not what the runtime claims to do
         entry = expected.get(verdict.id)
         if entry is None:
             if not verdict.passed:
@@ -88,8 +93,9 @@ def judge(
                 f"{require_level}"
             )
     if (expected or require_level is None) and unexpected_failures:
+        scope = f" in the claimed areas ({', '.join(sorted(claimed))})" if claimed else ""
         problems.append(
-            f"FAILED: {len(unexpected_failures)} case(s) did not pass"
+            f"FAILED: {len(unexpected_failures)} case(s){scope} did not pass"
             + (" and are not in the expected failures" if expected else "")
         )
     if unexpected_passes:
