@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -130,8 +130,10 @@ def cached_catalog(monkeypatch: pytest.MonkeyPatch, catalog: Catalog) -> Catalog
     for module in (conformance._cli.run, conformance._cli.cases, conformance._plugin):
         real = module.load_catalog
 
-        def cached(root: object = None, _real: Callable[..., Catalog] = real) -> Catalog:
-            return catalog if root is None else _real(root)
+        def cached(
+            root: object = None, extra: Sequence[object] = (), _real: Callable[..., Catalog] = real
+        ) -> Catalog:
+            return catalog if root is None and not extra else _real(root, extra=extra)
 
         monkeypatch.setattr(module, "load_catalog", cached)
     return catalog

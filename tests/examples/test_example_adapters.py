@@ -61,7 +61,9 @@ def _catalog_loaded_once(monkeypatch: pytest.MonkeyPatch) -> None:
     YAML files is most of a run's time)."""
     if not _CATALOG:
         _CATALOG.append(load_catalog())
-    monkeypatch.setattr(conformance._cli.run, "load_catalog", lambda root=None: _CATALOG[0])
+    monkeypatch.setattr(
+        conformance._cli.run, "load_catalog", lambda root=None, extra=(): _CATALOG[0]
+    )
 
 
 def stated_levels(example: str) -> tuple[dict[str, int], int]:
