@@ -29,6 +29,7 @@ from conformance._errors import AdapterError, AdapterGaveUp, CaseError, KitError
 from conformance._expected_failures import ExpectedFailure, load_expected_failures
 from conformance._levels import describe_level
 from conformance._records import PartRecord, Report, RunHeader
+from conformance._report.html import render_html
 from conformance._report.jsonl import JsonLinesWriter
 from conformance._report.junit import render_junit
 from conformance._report.markdown import render_markdown
@@ -110,7 +111,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         default=[],
         metavar=("FORMAT", "PATH"),
-        help="write a report at the end of the session: json, junit or md (repeatable)",
+        help="write a report at the end of the session: json, junit, md or html (repeatable)",
     )
 
 
@@ -139,8 +140,10 @@ class _PluginState:
         if option.ppconf_repeat < 1:
             raise pytest.UsageError("ppconf: --ppconf-repeat is a number of runs >= 1")
         for fmt, _ in option.ppconf_report:
-            if fmt not in ("json", "junit", "md"):
-                raise pytest.UsageError(f"ppconf: --ppconf-report {fmt}: use json, junit or md")
+            if fmt not in ("json", "junit", "md", "html"):
+                raise pytest.UsageError(
+                    f"ppconf: --ppconf-report {fmt}: use json, junit, md or html"
+                )
         try:
             self.catalog: Catalog = load_catalog(
                 option.ppconf_catalog, extra=option.ppconf_extra_catalog
@@ -203,6 +206,8 @@ class _PluginState:
                 writer.close()
             elif fmt == "junit":
                 Path(path).write_bytes(render_junit(self.report))
+            elif fmt == "html":
+                Path(path).write_text(render_html(self.report), encoding="utf-8")
             else:
                 Path(path).write_text(render_markdown(self.report), encoding="utf-8")
 

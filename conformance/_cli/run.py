@@ -34,6 +34,7 @@ from conformance._expected_failures import (
 )
 from conformance._protocol import SubprocessAdapter
 from conformance._records import PartRecord, Report, RunHeader
+from conformance._report.html import render_html
 from conformance._report.jsonl import JsonLinesWriter, levels_data
 from conformance._report.junit import render_junit
 from conformance._report.markdown import render_markdown
@@ -42,7 +43,7 @@ from conformance._runner import DEFAULT_TIMEOUT, CaseResult, Runner
 from conformance._spec_versions import NEWEST, SpecVersionError, check_target
 from conformance._verdicts import judge_report
 
-REPORT_FORMATS = ("json", "junit", "md")
+REPORT_FORMATS = ("json", "junit", "md", "html")
 
 
 def add_run_parser(commands: Any) -> None:
@@ -60,7 +61,7 @@ def add_run_parser(commands: Any) -> None:
         action="append",
         default=[],
         metavar=("FORMAT", "PATH"),
-        help="write a report: json (JSON Lines, streamed), junit or md; repeatable",
+        help="write a report: json (JSON Lines, streamed), junit, md or html; repeatable",
     )
     run.add_argument(
         "--require-level",
@@ -230,7 +231,7 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
     formats = {fmt for fmt, _ in args.report}
     unknown = formats - set(REPORT_FORMATS)
     if unknown:
-        report_error(f"unknown report format {sorted(unknown)[0]!r}; use json, junit or md")
+        report_error(f"unknown report format {sorted(unknown)[0]!r}; use json, junit, md or html")
         return EXIT_UNUSABLE
     chosen = selection(args)
     if args.require_level is not None and chosen.partial:
@@ -368,6 +369,8 @@ def _write_reports(args: argparse.Namespace, report: Report) -> None:
                 Path(path).write_bytes(render_junit(report))
             elif fmt == "md":
                 Path(path).write_text(render_markdown(report), encoding="utf-8")
+            elif fmt == "html":
+                Path(path).write_text(render_html(report), encoding="utf-8")
         except OSError as error:
             report_error(f"cannot write the {fmt} report {path}: {error}")
 

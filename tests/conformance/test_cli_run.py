@@ -321,11 +321,11 @@ def test_several_reports_at_once(small: Path, tmp_path: Path) -> None:
 def test_an_unknown_report_format(
     small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run("--catalog", small, "--report", "html", tmp_path / "x.html") == 2
+    assert run("--catalog", small, "--report", "pdf", tmp_path / "x.pdf") == 2
     assert capsys.readouterr().err == (
-        "ppconf: error: unknown report format 'html'; use json, junit or md\n"
+        "ppconf: error: unknown report format 'pdf'; use json, junit, md or html\n"
     )
-    assert not (tmp_path / "x.html").exists()
+    assert not (tmp_path / "x.pdf").exists()
 
 
 def test_an_unwritable_report(

@@ -1,0 +1,646 @@
+"""The HTML view of a run: one self-contained page to look at rather than read.
+
+What a reader sees first is the verdict and the level table (with why each area stops at its
+level, and the cases that block it); then the parts that did not pass, grouped by area and by
+rule, each with its message, expected against actual, the step where it diverged and the case's
+state diagram with the path taken (green) and the diverging step (red); then the findings and
+the passes, collapsed. Failures that share one cause are shown once, with the list of cases.
+
+The page holds everything it shows: inline CSS and inline SVG, no script, no remote asset (its
+content security policy forbids both), ``<details>`` for collapsing. It reads on a phone-width
+screen. The same report gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from conformance._checks import Check
+from conformance._drawing import DrawingError, draw_composition, draw_workflow
+from conformance._levels import BELOW_ZERO, AreaLevel, LevelReport, describe_level
+from conformance._records import PartRecord, Report
+from conformance._report.text import claimed_first, finding_groups, headline_line
+from conformance._verdicts import Judgement, judge_report
+
+BLOCKING_SHOWN = 12
+"""Blocking cases linked in the level table before the rest are folded away."""
+
+NO_RULE = "no rule"
+"""The heading of the failures of cases that cite no rule (listed after the rules)."""
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_WHERE = re.compile(r"^[^\s:]+:\d+: ")  # the ``file:line: `` a failure message starts with
+_REJECTED = re.compile(r"rejected with |expected rejection .*, got ")
+
+
+def render_html(report: Report) -> str:
+    """The whole run as one self-contained HTML page.
+
+    Arguments:
+        report: the run, as its records tell it (a truncated one included).
+    """
+    levels = report.levels()
+    judgement = judge_report(report)
+    failing = claimed_first(report, (r for r in report.records if not r.passed))
+    anchors = _anchors(r.case for r in failing)
+    capabilities = report.header.capabilities
+    title = f"{capabilities.name} {capabilities.version}".strip() or report.header.adapter
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta http-equiv="Content-Security-Policy"'
+        " content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>ppconf: {_e(title)}: {'passed' if judgement.passed else 'FAILED'}</title>",
+        f"<style>{_CSS}</style>",
+        "</head>",
+        "<body>",
+        *_header(report, title, levels, judgement),
+        "<main>",
+        *_level_table(levels, anchors),
+        *_failures(report, failing, levels, anchors),
+        *_findings(report),
+        *_passes(report),
+        "</main>",
+        "</body>",
+        "</html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+# -- text ---------------------------------------------------------------------------------------
+
+
+def _e(text: object) -> str:
+    """``text`` escaped for HTML text and attribute values, control characters written out."""
+    shown = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+    return html.escape(shown, quote=True)
+
+
+def _json(value: Any) -> str:
+    """A value as the case file would write it, compactly and in a stable order."""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _cause(message: str) -> str:
+    """A failure message without the case-specific ``file:line:`` it starts with."""
+    return _WHERE.sub("", message, count=1)
+
+
+def _slug(name: str) -> str:
+    """``name`` as the tail of an HTML id: letters, digits, ``_``, ``.`` and ``-`` only."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name) or "-"
+
+
+def _anchors(case_ids: Iterable[str]) -> dict[str, str]:
+    """An HTML id for each case (in first-seen order), unique even if two ids slug alike."""
+    anchors: dict[str, str] = {}
+    taken: set[str] = set()
+    for case_id in case_ids:
+        if case_id in anchors:
+            continue
+        base = "case-" + _slug(case_id)
+        anchor, number = base, 1
+        while anchor in taken:
+            number += 1
+            anchor = f"{base}-{number}"
+        taken.add(anchor)
+        anchors[case_id] = anchor
+    return anchors
+
+
+# -- header and levels --------------------------------------------------------------------------
+
+
+def _header(report: Report, title: str, levels: LevelReport, judgement: Judgement) -> list[str]:
+    header = report.header
+    verdict = "passed" if judgement.passed else "failed"
+    counts = ", ".join(f"{n} {outcome}" for outcome, n in report.counts().items() if n)
+    out = [
+        "<header>",
+        '<p class="kicker">ppconf conformance report</p>',
+        f"<h1>{_e(title)}</h1>",
+        f'<section class="verdict {verdict}" aria-label="verdict">',
+        f'<p class="word">{verdict.upper()}</p>',
+        f'<p class="headline">{_e(_headline(levels))}</p>',
+        f'<p class="counts">{_e(counts or "no case ran")}</p>',
+    ]
+    if judgement.problems:
+        out.append('<ul class="problems">')
+        out += [f"<li>{_e(problem)}</li>" for problem in judgement.problems]
+        out.append("</ul>")
+    out.append("</section>")
+    if levels.partial:
+        out.append(
+            '<p class="banner partial"><strong>Partial selection:</strong> these levels describe'
+            " only the cases run and certify nothing.</p>"
+        )
+    if not report.complete:
+        out.append(
+            '<p class="banner incomplete"><strong>The run did not finish:</strong> these are the'
+            " results it has.</p>"
+        )
+    facts = [
+        f"spec version <b>{_e(header.selection.spec_version)}</b>",
+        f"adapter <code>{_e(header.adapter)}</code>",
+        f"kit {_e(header.kit_version)}",
+        f"catalog of {header.catalog_cases} cases <code>{_e(header.catalog_hash)}</code>",
+    ]
+    if header.repeat != 1:
+        facts.append(f"each part run {header.repeat} times")
+    if header.require_level is not None:
+        facts.append(f"required level <b>{header.require_level}</b>")
+    out.append(f'<p class="facts">{" &middot; ".join(facts)}</p>')
+    out.append("</header>")
+    return out
+
+
+def _headline(levels: LevelReport) -> str:
+    text = headline_line(levels)
+    return text[0].upper() + text[1:]
+
+
+def _level_class(area: AreaLevel) -> str:
+    if area.level is None:
+        return "none"
+    if area.level == BELOW_ZERO:
+        return "below"
+    return "top" if area.level >= area.top else "short"
+
+
+def _level_table(levels: LevelReport, anchors: Mapping[str, str]) -> list[str]:
+    out = [
+        '<section id="levels">',
+        "<h2>Levels</h2>",
+        '<div class="scroll"><table class="levels">',
+        "<thead><tr>",
+        '<th scope="col">area, level</th><th scope="col">MUST</th>'
+        '<th scope="col">SHOULD <small>advisory</small></th><th scope="col">MAY</th>'
+        '<th scope="col">claim</th>',
+        "</tr></thead>",
+    ]
+    for area in levels.areas:
+        claim = levels.claims.get(area.area)
+        percent = area.should_percent
+        should_note = f" <small>{percent:.0f}%</small>" if percent is not None else ""
+        if area.level is None:
+            level = '<span class="pill">&#8211;</span> <small>not assessed</small>'
+        else:
+            level = (
+                f'<span class="pill">{_e(describe_level(area.level))}</span>'
+                f" <small>of {area.top}</small>"
+            )
+        out += [
+            f'<tbody class="area {_level_class(area)}" id="level-{_slug(area.area)}">',
+            "<tr>",
+            f'<th scope="row"><span class="name">{_e(area.area)}</span>'
+            f' <span class="level">{level}</span></th>',
+            f"<td>{area.must[0]}/{area.must[1]}</td>",
+            f"<td>{area.should[0]}/{area.should[1]}{should_note}</td>",
+            f"<td>{area.may[0]}/{area.may[1]}</td>",
+            f"<td>{'-' if claim is None else _e(claim)}</td>",
+            "</tr>",
+            f'<tr class="why"><td colspan="5">{_why(area, anchors)}</td></tr>',
+            "</tbody>",
+        ]
+    out.append("</table></div>")
+    if levels.claim_notes:
+        out.append('<ul class="claims">')
+        out += [f"<li>claim: {_e(note)}</li>" for note in levels.claim_notes]
+        out.append("</ul>")
+    out.append("</section>")
+    return out
+
+
+def _why(area: AreaLevel, anchors: Mapping[str, str]) -> str:
+    """Why the area stops at its level, the blocking cases linked to their failures."""
+    reason = area.reason
+    listed = ", ".join(area.blocking)
+    if not area.blocking or not reason.endswith(listed):
+        return _e(reason)
+    sentence = reason[: -len(listed)].rstrip(": ")
+    links = [_case_link(case_id, anchors) for case_id in area.blocking]
+    shown = ", ".join(links[:BLOCKING_SHOWN])
+    text = f"{_e(sentence)}: {shown}"
+    if len(links) > BLOCKING_SHOWN:
+        rest = ", ".join(links[BLOCKING_SHOWN:])
+        more = len(links) - BLOCKING_SHOWN
+        text += f" <details><summary>{more} more</summary>{rest}</details>"
+    return text
+
+
+def _case_link(case_id: str, anchors: Mapping[str, str]) -> str:
+    anchor = anchors.get(case_id)
+    if anchor is None:
+        return f"<code>{_e(case_id)}</code>"
+    return f'<a href="#{_e(anchor)}"><code>{_e(case_id)}</code></a>'
+
+
+# -- failures -----------------------------------------------------------------------------------
+
+
+def _failures(
+    report: Report,
+    failing: Sequence[PartRecord],
+    levels: LevelReport,
+    anchors: Mapping[str, str],
+) -> list[str]:
+    cases = len({r.case for r in failing})
+    out = [
+        '<section id="failures">',
+        f"<h2>Did not pass <small>{len(failing)} part(s) of {cases} case(s)</small></h2>",
+    ]
+    if not failing:
+        out.append('<p class="none">Every part that ran passed.</p>')
+    by_area: dict[str, dict[str, list[PartRecord]]] = {}
+    for record in failing:
+        rule = record.rules[0] if record.rules else NO_RULE
+        by_area.setdefault(record.area, {}).setdefault(rule, []).append(record)
+    placed: set[str] = set()
+    for area, rules in by_area.items():
+        measured = levels.area(area)
+        level = f" <small>level {_e(describe_level(measured.level))}</small>" if measured else ""
+        count = sum(len(records) for records in rules.values())
+        out += [
+            f'<section class="area" id="failures-{_slug(area)}">',
+            f"<h3>{_e(area)}{level} <small>{count} part(s)</small></h3>",
+        ]
+        for rule in sorted(rules, key=lambda rule: (rule == NO_RULE, _natural(rule))):
+            records = rules[rule]
+            out += [
+                '<section class="rule">',
+                f"<h4>rule {_e(rule)} <small>{len(records)} part(s)</small></h4>",
+            ]
+            groups: dict[str, list[PartRecord]] = {}
+            for record in records:
+                groups.setdefault(_cause(record.message), []).append(record)
+            for cause, members in groups.items():
+                out += _failure(report, cause, members, anchors, placed)
+            out.append("</section>")
+        out.append("</section>")
+    out.append("</section>")
+    return out
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    """A sort key that puts ``C2`` before ``C10``."""
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text))
+
+
+def _failure(
+    report: Report,
+    cause: str,
+    members: Sequence[PartRecord],
+    anchors: Mapping[str, str],
+    placed: set[str],
+) -> list[str]:
+    """One failure, or one cause shared by several parts shown once with the list of them."""
+    first = members[0]
+    check = _failing_check(first)
+
+    def anchor(record: PartRecord) -> str:
+        if record.case in placed:
+            return ""
+        placed.add(record.case)
+        return f' id="{_e(anchors[record.case])}"'
+
+    out: list[str]
+    if len(members) == 1:
+        out = [
+            f'<article class="failure {_e(first.outcome)}"{anchor(first)}>',
+            f"<h5>{_part_line(report, first)}</h5>",
+            f'<p class="description">{_e(first.description)}</p>',
+            f'<pre class="message">{_e(first.message or "(no message)")}</pre>',
+        ]
+    else:
+        out = [
+            f'<article class="failure shared {_e(first.outcome)}">',
+            f"<h5>{len(members)} parts share one cause</h5>",
+            f'<pre class="message">{_e(cause or "(no message)")}</pre>',
+            '<ul class="members">',
+        ]
+        out += [f"<li{anchor(r)}>{_part_line(report, r)}</li>" for r in members]
+        out.append("</ul>")
+        out.append(
+            '<p class="shown-for">The step and diagram below are those of'
+            f" <code>{_e(first.case)}</code> [{_e(first.part)}].</p>"
+        )
+    out += _checks(first, check)
+    out += _step(check)
+    out += _diagram(first, check)
+    out.append("</article>")
+    return out
+
+
+def _part_line(report: Report, record: PartRecord) -> str:
+    """A part's id, outcome, level and requirement, where it is, and whether it is expected."""
+    outcome = record.outcome
+    entry = report.header.expected_failures.get(record.case)
+    where = record.file + (f":{record.line}" if record.line is not None else "")
+    text = (
+        f'<code class="case">{_e(record.case)}</code> <span class="part">[{_e(record.part)}]</span>'
+        f' <span class="badge {_e(outcome)}">{_e(outcome)}</span>'
+        f' <span class="badge req">L{record.level} {_e(record.requirement)}</span>'
+    )
+    if entry is not None and entry.covers(outcome):
+        text += f' <span class="badge xfail" title="{_e(entry.reason)}">expected failure</span>'
+    if where:
+        text += f' <span class="where">{_e(where)}</span>'
+    return text
+
+
+def _failing_check(record: PartRecord) -> Check | None:
+    """The check that failed the part: the first failed one of the case's requirement."""
+    failed = [c for c in record.checks if not c.passed]
+    return next((c for c in failed if c.requirement == record.requirement), None) or next(
+        iter(failed), None
+    )
+
+
+def _checks(record: PartRecord, check: Check | None) -> list[str]:
+    """Every failed check when there are several (a validation part judges several things)."""
+    failed = [c for c in record.checks if not c.passed]
+    if len(failed) < 2:
+        return []
+    out = ['<ul class="checks">']
+    out += [
+        f'<li><span class="badge req">{_e(c.requirement)}</span> <code>{_e(c.id)}</code>'
+        f"{': ' + _e(c.message) if c.message else ''}</li>"
+        for c in failed
+    ]
+    out.append("</ul>")
+    return out
+
+
+def _step(check: Check | None) -> list[str]:
+    """Where the scenario diverged, and what was expected against what came."""
+    detail = check.detail if check is not None else {}
+    rows = []
+    if "step" in detail:
+        text = f"{detail['step']}: {detail.get('step_text', '')}"
+        if "line" in detail:
+            text += f" (line {detail['line']})"
+        rows.append(("step", f"<code>{_e(text)}</code>"))
+    elif "start" in detail:
+        rows.append(("start", f"<code>{_e(detail['start'])}</code>"))
+    if "field" in detail:
+        rows.append(("field", f"<code>{_e(detail['field'])}</code>"))
+    if "expected" in detail or "actual" in detail:
+        rows.append(
+            ("expected", f'<code class="expected">{_e(_json(detail.get("expected")))}</code>')
+        )
+        rows.append(("actual", f'<code class="actual">{_e(_json(detail.get("actual")))}</code>'))
+    path = [t for t in detail.get("path", ()) if isinstance(t, Mapping)]
+    if path:
+        steps = "".join(
+            f"<li>{_e(t.get('from'))} &#8594; {_e(t.get('to'))}"
+            f" <small>{_e(t.get('event'))}</small></li>"
+            for t in path
+        )
+        rows.append(("path taken", f'<ol class="path">{steps}</ol>'))
+    if not rows:
+        return []
+    return ['<dl class="step">', *(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows), "</dl>"]
+
+
+def _diagram(record: PartRecord, check: Check | None) -> list[str]:
+    """The case's state diagram with the path taken and the diverging step, or the step graph
+    of the composition it ran; open for a scenario, folded for a load or validation part."""
+    pack = record.pack
+    if pack is None:
+        return []
+    detail = check.detail if check is not None else {}
+    scenario = "path" in detail
+    try:
+        caption, svg = _draw(pack, detail, record.message)
+    except DrawingError as error:
+        return [f'<p class="nodiagram">No diagram: {_e(error.message)}.</p>']
+    legend = (
+        " <small>path taken in green, where it diverged in red</small>"
+        if scenario and caption.startswith("workflow")
+        else ""
+    )
+    return [
+        f'<details class="diagram"{" open" if scenario else ""}>',
+        f"<summary>{_e(caption)}{legend}</summary>",
+        f'<figure aria-label="{_e(caption)}">{svg}</figure>',
+        "</details>",
+    ]
+
+
+def _draw(pack: Mapping[str, Any], detail: Mapping[str, Any], message: str) -> tuple[str, str]:
+    """``(caption, svg)``: a composition the failing step ran, else the workflow (the pack's
+    only composition when it has no workflow).
+
+    Raises:
+        DrawingError: the pack holds nothing to draw.
+    """
+    step_text = str(detail.get("step_text", ""))
+    if step_text.startswith("run_composition "):
+        name = step_text.removeprefix("run_composition ")
+        try:
+            return f"composition {name}", draw_composition(pack, name, format="svg")
+        except DrawingError:
+            pass  # the pack does not hold it: draw what it does hold
+    path = [t for t in detail.get("path", ()) if isinstance(t, Mapping)]
+    start = detail.get("start") if isinstance(detail.get("start"), str) else None
+    diverged = _diverged(pack, detail, path, start, message)
+    try:
+        try:
+            svg = draw_workflow(pack, format="svg", start=start, path=path, diverged=diverged)
+        except DrawingError as error:
+            if start is None or error.message.startswith("the pack has no workflow"):
+                raise
+            svg = draw_workflow(pack, format="svg", path=path, diverged=diverged)
+        return "workflow", svg
+    except DrawingError as error:
+        if len(error.known) != 1:
+            raise
+        name = error.known[0]
+        return f"composition {name}", draw_composition(pack, name, format="svg")
+
+
+def _diverged(
+    pack: Mapping[str, Any],
+    detail: Mapping[str, Any],
+    path: Sequence[Mapping[str, Any]],
+    start: str | None,
+    message: str,
+) -> str | Mapping[str, Any] | None:
+    """Where a scenario diverged: the edge of its failing event from the state it was sent in,
+    else the state it was in (the state it started in, when it did not start as expected)."""
+    if "path" not in detail:
+        return None  # a load or validation part: no session ran
+    workflow = pack.get("workflow")
+    entry = workflow.get("entry") if isinstance(workflow, Mapping) else None
+    before = path[-1].get("to") if path else start or entry
+    step_text = str(detail.get("step_text", ""))
+    if "step" not in detail or not step_text.startswith("event "):
+        return before if isinstance(before, str) else None
+    event = step_text.removeprefix("event ").removesuffix(" (agent)")
+    if path and path[-1].get("event") == event and not _REJECTED.search(message):
+        # The failing step's own transition was taken (the runtime accepted what it should
+        # not have, or went elsewhere): the path already ends with it.
+        return dict(path[-1])
+    return {"from": before, "event": event}
+
+
+# -- findings and passes ------------------------------------------------------------------------
+
+
+def _findings(report: Report) -> list[str]:
+    groups = finding_groups(report.records)
+    if not groups:
+        return []
+    total = sum(len(items) for items in groups.values())
+    out = [
+        '<section id="findings">',
+        "<details>",
+        f"<summary><h2>Findings <small>{total}: SHOULD and MAY checks that failed in parts"
+        " that pass</small></h2></summary>",
+    ]
+    for (requirement, kind), items in groups.items():
+        out += [
+            '<details class="group">',
+            f'<summary><span class="badge req">{_e(requirement)}</span> <code>{_e(kind)}</code>'
+            f" <small>{len(items)}</small></summary>",
+            '<ul class="lines">',
+            *(f"<li>{_e(item)}</li>" for item in items),
+            "</ul>",
+            "</details>",
+        ]
+    out += ["</details>", "</section>"]
+    return out
+
+
+def _passes(report: Report) -> list[str]:
+    parts: dict[str, list[PartRecord]] = {}
+    for record in report.records:
+        parts.setdefault(record.case, []).append(record)
+    passed = [records for records in parts.values() if all(r.passed for r in records)]
+    out = [
+        '<section id="passes">',
+        "<details>",
+        f"<summary><h2>Passed <small>{len(passed)} case(s)</small></h2></summary>",
+        '<ul class="lines">',
+    ]
+    for records in passed:
+        first = records[0]
+        names = ", ".join(r.part for r in records)
+        out.append(
+            f'<li><code class="case">{_e(first.case)}</code>'
+            f" <small>{_e(first.area)} L{first.level} {_e(first.requirement)}: {_e(names)}</small>"
+            "</li>"
+        )
+    out += ["</ul>", "</details>", "</section>"]
+    return out
+
+
+_CSS = """
+:root{color-scheme:light;--ink:#1f2937;--muted:#6b7280;--line:#e5e7eb;--paper:#fff;
+--bg:#f8fafc;--pass:#15803d;--pass-bg:#f0fdf4;--fail:#b91c1c;--fail-bg:#fef2f2;
+--warn:#b45309;--warn-bg:#fffbeb;--mono:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--ink);font:15px/1.45 system-ui,-apple-system,
+"Segoe UI",Roboto,sans-serif;overflow-wrap:anywhere}
+header,main{max-width:72rem;margin:0 auto;padding:0 1rem}
+header{padding-top:1rem}
+h1{font-size:1.5rem;margin:0 0 .6rem;line-height:1.2}
+h2{font-size:1.2rem;margin:1.6rem 0 .6rem;display:inline}
+h3{font-size:1.1rem;margin:1.4rem 0 .4rem;border-bottom:2px solid var(--line);padding-bottom:.2rem}
+h4{font-size:1rem;margin:1rem 0 .4rem;color:var(--muted)}
+h5{font-size:.95rem;font-weight:normal;margin:0 0 .3rem}
+section>h2{display:block}
+small{color:var(--muted);font-weight:normal;font-size:.8em}
+code,pre{font-family:var(--mono);font-size:.85em}
+pre{white-space:pre-wrap;margin:.3rem 0}
+a{color:#1d4ed8}
+.kicker{margin:0;color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.06em}
+.verdict{border-radius:.6rem;padding:.7rem 1rem;margin:0 0 .6rem;border-left:.5rem solid}
+.verdict p{margin:.1rem 0}
+.verdict .word{font-size:1.6rem;font-weight:800;letter-spacing:.04em}
+.verdict .headline{font-weight:600}
+.verdict.passed{background:var(--pass-bg);border-color:var(--pass)}
+.verdict.passed .word{color:var(--pass)}
+.verdict.failed{background:var(--fail-bg);border-color:var(--fail)}
+.verdict.failed .word{color:var(--fail)}
+.problems{margin:.3rem 0 0;padding-left:1.2rem}
+.banner{background:var(--warn-bg);border:1px solid #fcd34d;border-radius:.4rem;padding:.4rem .7rem;
+margin:0 0 .6rem}
+.facts{margin:0;font-size:.8rem;color:var(--muted)}
+.facts code{color:var(--ink)}
+.scroll{overflow-x:auto}
+table.levels{border-collapse:collapse;width:100%;background:var(--paper);font-size:.9rem;
+border:1px solid var(--line)}
+.levels th,.levels td{padding:.35rem .5rem;text-align:left;white-space:nowrap}
+.levels thead th{background:#f1f5f9;font-size:.8rem}
+.levels tbody{border-top:1px solid var(--line)}
+.levels tbody th{font-weight:normal}
+.levels .name{font-family:var(--mono);font-weight:700;margin-right:.4rem}
+.levels .level{white-space:nowrap}
+.levels tr.why td{white-space:normal;font-size:.8rem;color:var(--muted);padding-top:0}
+.levels tr.why details{display:inline}
+.pill{display:inline-block;min-width:1.8rem;text-align:center;font-weight:700;border-radius:1rem;
+padding:0 .5rem;color:#fff;background:var(--muted)}
+.area.top .pill{background:var(--pass)}
+.area.short .pill{background:var(--warn)}
+.area.below .pill{background:var(--fail)}
+.area.top tr.why td{color:var(--pass)}
+.claims{font-size:.85rem;color:var(--warn);padding-left:1.2rem}
+.failure{background:var(--paper);border:1px solid var(--line);border-left:.3rem solid var(--fail);
+border-radius:.4rem;padding:.6rem .8rem;margin:.6rem 0}
+.failure.skipped{border-left-color:var(--muted)}
+.failure.errored,.failure.timeout,.failure.flaky{border-left-color:var(--warn)}
+.failure:target,.failure li:target{outline:3px solid #93c5fd}
+.description{margin:0 0 .3rem;color:var(--muted);font-size:.9rem}
+.message{background:#f9fafb;border-radius:.3rem;padding:.4rem .5rem}
+.members,.checks{margin:.3rem 0;padding-left:1.2rem;font-size:.9rem}
+.shown-for{font-size:.8rem;color:var(--muted);margin:.3rem 0 0}
+.case{font-weight:600}
+.part{color:var(--muted);font-family:var(--mono);font-size:.85em}
+.where{color:var(--muted);font-family:var(--mono);font-size:.8em}
+.badge{display:inline-block;border-radius:.3rem;padding:0 .35rem;font-size:.75rem;
+border:1px solid var(--line);background:#f3f4f6;white-space:nowrap}
+.badge.failed{background:var(--fail-bg);color:var(--fail);border-color:#fecaca}
+.badge.errored,.badge.timeout,.badge.flaky{background:var(--warn-bg);color:var(--warn)}
+.badge.xfail{background:#eff6ff;color:#1d4ed8}
+.step{display:grid;grid-template-columns:max-content 1fr;gap:.15rem .7rem;margin:.4rem 0;
+font-size:.9rem}
+.step dt{color:var(--muted)}
+.step dd{margin:0}
+.expected{color:var(--pass)}
+.actual{color:var(--fail)}
+.path{margin:0;padding-left:1.4rem;font-family:var(--mono);font-size:.8rem}
+.diagram summary,#findings summary,#passes summary{cursor:pointer}
+.diagram summary{font-size:.85rem;color:var(--muted)}
+.diagram figure{margin:.4rem 0 0;background:var(--paper);border:1px solid var(--line);
+border-radius:.3rem;padding:.3rem}
+.diagram svg{display:block;margin:0 auto}
+.nodiagram{font-size:.8rem;color:var(--muted)}
+#findings>details>summary,#passes>details>summary{margin:1.4rem 0 .4rem}
+.group{margin:.3rem 0 .3rem 1rem}
+.lines{font-size:.85rem;padding-left:1.2rem;margin:.3rem 0}
+main{padding-bottom:2rem}
+@media (max-width:40rem){
+body{font-size:14px}
+header,main{padding:0 .6rem}
+header{padding-top:.6rem}
+h1{font-size:1.25rem}
+.verdict{padding:.5rem .7rem}
+.verdict .word{font-size:1.3rem}
+.levels th,.levels td{padding:.3rem .3rem}
+.levels .name{display:block}
+.levels thead small,.levels td small{display:block}
+.failure{padding:.5rem .6rem}
+.group{margin-left:.3rem}
+}
+""".strip()
