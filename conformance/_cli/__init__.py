@@ -15,7 +15,9 @@ from collections.abc import Sequence
 from conformance._cli.adapter import add_adapter_parsers
 from conformance._cli.cases import add_cases_parser
 from conformance._cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNUSABLE, report_error
+from conformance._cli.compare import add_compare_parser
 from conformance._cli.pack import add_composition_parser, add_pack_parsers
+from conformance._cli.report import add_report_parser
 from conformance._cli.run import add_run_parser
 from conformance._errors import KitError
 from conformance._records import kit_version
@@ -64,4 +66,6 @@ def _parser() -> argparse.ArgumentParser:
     add_adapter_parsers(commands)
     add_pack_parsers(commands)
     add_composition_parser(commands)
+    add_report_parser(commands)
+    add_compare_parser(commands)
     return parser

@@ -323,7 +323,7 @@ def test_an_unknown_report_format(
 ) -> None:
     assert run("--catalog", small, "--report", "html", tmp_path / "x.html") == 2
     assert capsys.readouterr().err == (
-        "ppconf: error: unknown report format 'html'; use json, junit or md\n"
+        "ppconf: error: unknown report format 'html'; use one of json, text, md, junit, badge\n"
     )
     assert not (tmp_path / "x.html").exists()
 
