@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -37,6 +38,21 @@ def add_report_parser(commands: Any) -> None:
         help="with --format badge: the badge of one area instead of the headline",
     )
     report.set_defaults(handler=report_command)
+    report.__class__ = _OutAfterOptions
+
+
+class _OutAfterOptions(argparse.ArgumentParser):
+    """Takes OUT after the options too (``ppconf report FILE --format md OUT``): argparse
+    matches the optional OUT, empty, beside FILE when an option follows FILE, and then has no
+    place left for it."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if getattr(parsed, "out", None) is None and extras and not extras[0].startswith("-"):
+            parsed.out = extras.pop(0)
+        return parsed, extras
 
 
 def report_command(args: argparse.Namespace, out: TextIO) -> int:

@@ -288,6 +288,10 @@ def _runtime(report: Report) -> str:
     )
 
 
+def _parts(count: int) -> str:
+    return f"{count} part{'' if count == 1 else 's'}"
+
+
 def summary_line(comparison: Comparison) -> str:
     """``3 regressions, 1 fix, 2 new cases, 0 removed cases``."""
     counts = (
@@ -319,14 +323,14 @@ def render_compare_text(comparison: Comparison) -> str:
     rows = [[c.area, c.describe()] for c in comparison.levels]
     lines.append(render_table(["area", "level OLD -> NEW"], rows))
     if comparison.regressions:
-        lines.append(f"REGRESSIONS ({len(comparison.regressions)} parts):")
+        lines.append(f"REGRESSIONS ({_parts(len(comparison.regressions))}):")
         changes = {(c.record.case, c.record.part): c for c in comparison.regressions}
         for area in grouped(comparison, comparison.regressions):
             for group in area.groups:
                 lines += _text_group(group, [changes[(r.case, r.part)] for r in group.records])
     for title, changes_ in _others(comparison):
         if changes_:
-            lines.append(f"{title} ({len(changes_)} parts):")
+            lines.append(f"{title} ({_parts(len(changes_))}):")
             for kind, members in by_kind(changes_).items():
                 lines.append(f"  {kind} ({len(members)}):")
                 lines += wrap(_members(members)[1], indent="    ")
@@ -421,10 +425,10 @@ def render_compare_markdown(comparison: Comparison) -> str:
             lines.append("")
     for title, changes_ in _others(comparison):
         if changes_:
-            lines += [f"## {title[0].upper()}{title[1:]} ({len(changes_)} parts)"]
+            lines += [f"## {title[0].upper()}{title[1:]} ({_parts(len(changes_))})"]
             for kind, members in by_kind(changes_).items():
                 lines += _details(
-                    f"{kind}: {len(members)} parts", [_md_part(c, kind=False) for c in members]
+                    f"{kind}: {_parts(len(members))}", [_md_part(c, kind=False) for c in members]
                 )
     for title, cases in (
         ("New cases", comparison.new_cases),
