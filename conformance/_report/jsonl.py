@@ -95,7 +95,11 @@ MESSAGE_SHOWN = 200
 def _validator(kind: str) -> Any:
     with open(schema_path(SCHEMA), encoding="utf-8") as stream:
         schema = json.load(stream)
-    return jsonschema_rs.validator_for({**schema, "$ref": f"#/$defs/{kind}"})
+    # The record's own definition, not the schema's root (a oneOf of the three kinds, whose
+    # error would say only that the line matches none of them).
+    return jsonschema_rs.validator_for(
+        {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{kind}"}
+    )
 
 
 def check_record(data: Any) -> str | None:
