@@ -48,7 +48,8 @@ class PartChange:
         return record
 
     def describe(self) -> str:
-        """``passed -> failed``, ``new, failed``, ``failed, check 'x' passed -> failed`` ..."""
+        """``passed -> failed``, ``new, failed``, ``gone, was skipped``, or for a change of checks
+        only, ``passed; check error entry-unknown``."""
         old, new = self.old, self.new
         if old is None:
             assert new is not None
