@@ -29,11 +29,9 @@ from conformance._errors import AdapterError, AdapterGaveUp, CaseError, KitError
 from conformance._expected_failures import ExpectedFailure, load_expected_failures
 from conformance._levels import describe_level
 from conformance._records import PartRecord, Report, RunHeader
-from conformance._report.html import render_html
 from conformance._report.jsonl import JsonLinesWriter
-from conformance._report.junit import render_junit
-from conformance._report.markdown import render_markdown
 from conformance._report.text import render_findings, render_levels
+from conformance._report.views import VIEWS, write_view
 from conformance._runner import DEFAULT_TIMEOUT, Runner
 from conformance._spec_versions import NEWEST, SpecVersionError, check_target
 from conformance._verdicts import Judgement, judge_report
@@ -111,7 +109,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         default=[],
         metavar=("FORMAT", "PATH"),
-        help="write a report at the end of the session: json, junit, md or html (repeatable)",
+        help=f"write a report at the end of the session: json, {', '.join(VIEWS)} (repeatable)",
     )
 
 
@@ -140,9 +138,9 @@ class _PluginState:
         if option.ppconf_repeat < 1:
             raise pytest.UsageError("ppconf: --ppconf-repeat is a number of runs >= 1")
         for fmt, _ in option.ppconf_report:
-            if fmt not in ("json", "junit", "md", "html"):
+            if fmt != "json" and fmt not in VIEWS:
                 raise pytest.UsageError(
-                    f"ppconf: --ppconf-report {fmt}: use json, junit, md or html"
+                    f"ppconf: --ppconf-report {fmt}: use one of json, {', '.join(VIEWS)}"
                 )
         try:
             self.catalog: Catalog = load_catalog(
@@ -204,12 +202,8 @@ class _PluginState:
                     writer.add(record)
                 writer.finish(self.report)
                 writer.close()
-            elif fmt == "junit":
-                Path(path).write_bytes(render_junit(self.report))
-            elif fmt == "html":
-                Path(path).write_text(render_html(self.report), encoding="utf-8")
             else:
-                Path(path).write_text(render_markdown(self.report), encoding="utf-8")
+                write_view(fmt, self.report, path)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from conformance._cli.adapter import add_adapter_parsers
 from conformance._cli.cases import add_cases_parser
 from conformance._cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNUSABLE, report_error
+from conformance._cli.compare import add_compare_parser
 from conformance._cli.graph import add_graph_parser
 from conformance._cli.pack import add_composition_parser, add_pack_parsers
+from conformance._cli.report import add_report_parser
 from conformance._cli.run import add_run_parser
 from conformance._errors import KitError
 from conformance._records import kit_version
@@ -66,4 +68,6 @@ def _parser() -> argparse.ArgumentParser:
     add_pack_parsers(commands)
     add_composition_parser(commands)
     add_graph_parser(commands)
+    add_report_parser(commands)
+    add_compare_parser(commands)
     return parser

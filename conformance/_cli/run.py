@@ -10,7 +10,6 @@ import signal
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
@@ -34,16 +33,15 @@ from conformance._expected_failures import (
 )
 from conformance._protocol import SubprocessAdapter
 from conformance._records import PartRecord, Report, RunHeader
-from conformance._report.html import render_html
 from conformance._report.jsonl import JsonLinesWriter, levels_data
-from conformance._report.junit import render_junit
-from conformance._report.markdown import render_markdown
 from conformance._report.text import render_text
+from conformance._report.views import VIEWS, write_view
 from conformance._runner import DEFAULT_TIMEOUT, CaseResult, Runner
 from conformance._spec_versions import NEWEST, SpecVersionError, check_target
 from conformance._verdicts import judge_report
 
-REPORT_FORMATS = ("json", "junit", "md", "html")
+REPORT_FORMATS = ("json", *VIEWS)
+"""json, streamed as the run goes, and every view rendered from it at the end."""
 
 
 def add_run_parser(commands: Any) -> None:
@@ -61,7 +59,8 @@ def add_run_parser(commands: Any) -> None:
         action="append",
         default=[],
         metavar=("FORMAT", "PATH"),
-        help="write a report: json (JSON Lines, streamed), junit, md or html; repeatable",
+        help="write a report: json (JSON Lines, streamed), or a view of it: "
+        f"{', '.join(VIEWS)} (see `ppconf report`); repeatable",
     )
     run.add_argument(
         "--require-level",
@@ -231,7 +230,9 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
     formats = {fmt for fmt, _ in args.report}
     unknown = formats - set(REPORT_FORMATS)
     if unknown:
-        report_error(f"unknown report format {sorted(unknown)[0]!r}; use json, junit, md or html")
+        report_error(
+            f"unknown report format {sorted(unknown)[0]!r}; use one of {', '.join(REPORT_FORMATS)}"
+        )
         return EXIT_UNUSABLE
     chosen = selection(args)
     if args.require_level is not None and chosen.partial:
@@ -365,12 +366,8 @@ def _records(result: CaseResult) -> list[PartRecord]:
 def _write_reports(args: argparse.Namespace, report: Report) -> None:
     for fmt, path in args.report:
         try:
-            if fmt == "junit":
-                Path(path).write_bytes(render_junit(report))
-            elif fmt == "md":
-                Path(path).write_text(render_markdown(report), encoding="utf-8")
-            elif fmt == "html":
-                Path(path).write_text(render_html(report), encoding="utf-8")
+            if fmt != "json":
+                write_view(fmt, report, path)
         except OSError as error:
             report_error(f"cannot write the {fmt} report {path}: {error}")
 

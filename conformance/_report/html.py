@@ -23,7 +23,8 @@ from conformance._checks import Check
 from conformance._drawing import DrawingError, draw_composition, draw_workflow
 from conformance._levels import BELOW_ZERO, AreaLevel, LevelReport, describe_level
 from conformance._records import PartRecord, Report
-from conformance._report.text import claimed_first, finding_groups, headline_line
+from conformance._report.groups import area_order, normalise
+from conformance._report.text import finding_groups, headline_line
 from conformance._verdicts import Judgement, judge_report
 
 BLOCKING_SHOWN = 12
@@ -45,7 +46,7 @@ def render_html(report: Report) -> str:
     """
     levels = report.levels()
     judgement = judge_report(report)
-    failing = claimed_first(report, (r for r in report.records if not r.passed))
+    failing = _claimed_first(report)
     anchors = _anchors(r.case for r in failing)
     capabilities = report.header.capabilities
     title = f"{capabilities.name} {capabilities.version}".strip() or report.header.adapter
@@ -91,9 +92,11 @@ def _json(value: Any) -> str:
         return repr(value)
 
 
-def _cause(message: str) -> str:
-    """A failure message without the case-specific ``file:line:`` it starts with."""
-    return _WHERE.sub("", message, count=1)
+def _claimed_first(report: Report) -> list[PartRecord]:
+    """The parts that did not pass, the claimed areas first (as every view orders them)."""
+    failing = [r for r in report.records if not r.passed]
+    order = area_order(report.header.capabilities.claims, (r.area for r in failing))
+    return sorted(failing, key=lambda r: order.index(r.area))
 
 
 def _slug(name: str) -> str:
@@ -282,7 +285,7 @@ def _failures(
             ]
             groups: dict[str, list[PartRecord]] = {}
             for record in records:
-                groups.setdefault(_cause(record.message), []).append(record)
+                groups.setdefault(normalise(record), []).append(record)
             for cause, members in groups.items():
                 out += _failure(report, cause, members, anchors, placed)
             out.append("</section>")

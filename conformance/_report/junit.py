@@ -1,26 +1,47 @@
-"""The JUnit XML view of a run: one testsuite per area, one testcase per case part."""
+"""The JUnit XML view of a run: one testsuite per area, one testcase per case part.
+
+Each testsuite's properties say the area's level, its top level and why it is at its level
+(``reason``); the testsuites element carries the headline level.
+"""
 
 from __future__ import annotations
 
 from xml.etree import ElementTree
 
+from conformance._levels import describe_level
 from conformance._records import Report
 
 
 def render_junit(report: Report) -> bytes:
     """JUnit XML; findings (failed SHOULD/MAY checks of passing parts) go to system-out."""
+    levels = report.levels()
     root = ElementTree.Element(
-        "testsuites", name="ppconf", spec_version=report.header.selection.spec_version
+        "testsuites",
+        name="ppconf",
+        spec_version=report.header.selection.spec_version,
+        headline_level=describe_level(levels.headline),
     )
+    if levels.partial:
+        root.set("partial", "true")
     if not report.complete:
         root.set("incomplete", "true")
     suites: dict[str, ElementTree.Element] = {}
+    for area in levels.areas:
+        suites[area.area] = ElementTree.SubElement(root, "testsuite", name=area.area)
+        properties = ElementTree.SubElement(suites[area.area], "properties")
+        for key, value in (
+            ("level", describe_level(area.level)),
+            ("top", str(area.top)),
+            ("reason", area.reason),
+            ("must", f"{area.must[0]}/{area.must[1]}"),
+            ("should", f"{area.should[0]}/{area.should[1]}"),
+            ("may", f"{area.may[0]}/{area.may[1]}"),
+        ):
+            ElementTree.SubElement(properties, "property", name=key, value=value)
     for record in report.records:
-        suite = suites.get(record.area)
-        if suite is None:
-            suite = suites[record.area] = ElementTree.SubElement(
-                root, "testsuite", name=record.area
-            )
+        if record.area not in suites:  # an area the levels do not know (another spec version)
+            suites[record.area] = ElementTree.SubElement(root, "testsuite", name=record.area)
+        suite = suites[record.area]
         element = ElementTree.SubElement(
             suite,
             "testcase",

@@ -3,19 +3,90 @@
 from __future__ import annotations
 
 from conformance._levels import describe_level
-from conformance._records import Report
-from conformance._report.text import (
-    LEVEL_HEADERS,
-    claimed_first,
-    finding_groups,
-    headline_line,
-    level_rows,
-)
+from conformance._records import PartRecord, Report
+from conformance._report.groups import TAGS, FailureGroup, failure_groups, split_message
+from conformance._report.text import LEVEL_HEADERS, finding_groups, headline_line, level_rows
 from conformance._verdicts import judge_report
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _part(record: PartRecord, detail: str) -> str:
+    return f"- `{record.case}` [{record.part}] L{record.level} {record.requirement}" + (
+        f": {_cell(detail)}" if detail else ""
+    )
+
+
+def _where(record: PartRecord) -> str:
+    """What tells one part of a group from the others: its place, or its whole message when
+    normalising changed more than the prefix."""
+    where, cause = split_message(record)
+    return where if record.message.endswith(cause) else record.message
+
+
+def _group_lines(group: FailureGroup, *, inline: bool) -> list[str]:
+    """A group: its parts one by one, or the cause once and its parts after it (collapsed in a
+    ``<details>`` block, or inline inside one already)."""
+    expected = f" (expected: {_cell(group.expected)})" if group.expected is not None else ""
+    if not group.grouped:
+        return [
+            f"- `{r.case}` [{r.part}] L{r.level} {r.requirement}, **{r.outcome}**{expected}: "
+            f"{_cell(r.message)}"
+            for r in group.records
+        ]
+    outcomes = "/".join(o for o in TAGS if o in {r.outcome for r in group.records})
+    head = (
+        f"- **{outcomes}**{expected}, {len(group.records)} parts "
+        f"({group.scope()}): {_cell(group.cause)}"
+    )
+    if inline:
+        return [head + ": " + ", ".join(f"`{m}`" for m in group.members())]
+    cases = len(group.cases)
+    return [
+        head,
+        "",
+        f"<details><summary>the {len(group.records)} parts ({cases} case"
+        f"{'s' if cases != 1 else ''})</summary>",
+        "",
+        *(_part(r, _where(r)) for r in group.records),
+        "",
+        "</details>",
+        "",
+    ]
+
+
+def render_failure_groups(report: Report) -> list[str]:
+    """The parts that did not pass, per area (claimed areas first): failures, parts sharing a
+    cause shown once with their parts collapsed; then the area's skipped parts, all collapsed
+    in one block.
+
+    Arguments:
+        report: the run.
+    """
+    areas = failure_groups(report)
+    if not areas:
+        return []
+    lines = ["## Parts that did not pass", ""]
+    for area in areas:
+        lines += [f"### {area.area}", ""]
+        for group in area.failures:
+            lines += _group_lines(group, inline=False)
+        if area.skipped:
+            count = sum(len(g.records) for g in area.skipped)
+            causes = len(area.skipped)
+            lines += [
+                "",
+                f"<details><summary>{count} part{'s' if count != 1 else ''} skipped "
+                f"({causes} cause{'s' if causes != 1 else ''})</summary>",
+                "",
+            ]
+            for group in area.skipped:
+                lines += _group_lines(group, inline=True)
+            lines += ["", "</details>"]
+        lines.append("")
+    return lines
 
 
 def render_markdown(report: Report) -> str:
@@ -54,21 +125,7 @@ def render_markdown(report: Report) -> str:
     lines += ["", ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n), ""]
     if judgement.problems:
         lines += [f"> {problem}" for problem in judgement.problems] + [""]
-    failing = claimed_first(report, (r for r in report.records if not r.passed))
-    if failing:
-        lines += ["## Parts that did not pass", ""]
-        heading = None
-        for record in failing:
-            if record.area != heading:
-                heading = record.area
-                lines += ["", f"### {heading}", ""]
-            entry = header.expected_failures.get(record.case)
-            expected = f" (expected: {_cell(entry.reason)})" if entry else ""
-            lines.append(
-                f"- `{record.case}` [{record.part}] L{record.level} {record.requirement}, "
-                f"**{record.outcome}**{expected}: {_cell(record.message)}"
-            )
-        lines.append("")
+    lines += render_failure_groups(report)
     groups = finding_groups(report.records)
     if groups:
         lines += ["## Findings (SHOULD and MAY checks that failed in parts that pass)", ""]
@@ -76,4 +133,6 @@ def render_markdown(report: Report) -> str:
             lines += ["", f"### {requirement} {kind} ({len(items)})", ""]
             lines += [f"- {_cell(item)}" for item in items]
         lines.append("")
-    return "\n".join(lines).rstrip("\n") + "\n"
+    # Blocks end and start with blank lines; one between two blocks is enough.
+    kept = [line for i, line in enumerate(lines) if line or (i > 0 and lines[i - 1])]
+    return "\n".join(kept).strip("\n") + "\n"

@@ -6,10 +6,13 @@ from collections.abc import Iterable, Sequence
 
 from conformance._levels import LevelReport, describe_level
 from conformance._records import PartRecord, Report
+from conformance._report.groups import FailureGroup, failure_groups
 from conformance._tables import render_table
 from conformance._verdicts import Judgement, judge_report
 
 LEVEL_HEADERS = ["area", "level", "top", "MUST", "SHOULD (advisory)", "MAY", "claimed"]
+WIDTH = 100
+"""The width lists of case ids are wrapped at."""
 FINDINGS_SHOWN = 5
 """Findings listed one by one per kind in the terminal; the reports list every one."""
 
@@ -52,40 +55,66 @@ def headline_line(levels: LevelReport) -> str:
 
 
 def render_levels(levels: LevelReport) -> str:
-    """The level table, headline, why each area stops where it does, and claims called out."""
+    """The level table, headline, why each area is at its level, and claims called out."""
     lines = [
         scope_line(levels),
         render_table(LEVEL_HEADERS, level_rows(levels)),
         headline_line(levels),
     ]
-    for area in levels.areas:
-        if area.level is None or area.level < area.top:
-            lines.append(f"{area.area}: {area.reason}")
+    lines.extend(f"{area.area}: {area.reason}" for area in levels.areas)
     lines.extend(f"claim: {note}" for note in levels.claim_notes)
     return "\n".join(lines)
 
 
-def claimed_first(report: Report, records: Iterable[PartRecord]) -> list[PartRecord]:
-    """Records of the areas the runtime claims first, the rest after, each in run order."""
-    claims = report.header.capabilities.claims
-    chosen = list(records)
-    return [r for r in chosen if r.area in claims] + [r for r in chosen if r.area not in claims]
+def wrap(items: Sequence[str], indent: str = "  ") -> list[str]:
+    """``a, b, c`` in lines of at most :data:`WIDTH` characters, never breaking an item (an
+    item longer than that has a line of its own)."""
+    lines: list[str] = []
+    line = ""
+    for index, item in enumerate(items):
+        text = item + ("," if index < len(items) - 1 else "")
+        if line and len(indent) + len(line) + 1 + len(text) > WIDTH:
+            lines.append(indent + line)
+            line = ""
+        line = f"{line} {text}" if line else text
+    if line:
+        lines.append(indent + line)
+    return lines
+
+
+def render_group(group: FailureGroup) -> list[str]:
+    """One group of parts that did not pass: each part on its own (message below it), or, for
+    :data:`~conformance._report.groups.GROUP_MIN` parts or more, the cause once and every part
+    after it."""
+    tag = group.tag.upper()
+    expected = [f"  expected: {group.expected}"] if group.expected is not None else []
+    if not group.grouped:
+        lines = []
+        for record in group.records:
+            lines.append(
+                f"{tag} {record.case} [{record.part}] "
+                f"({record.area} L{record.level} {record.requirement})"
+            )
+            lines.append(f"  {record.message}")
+            lines.extend(expected)
+        return lines
+    return [
+        f"{tag} {len(group.records)} parts ({group.area} {group.scope()}): {group.cause}",
+        *wrap(group.members()),
+        *expected,
+    ]
 
 
 def render_failures(report: Report) -> list[str]:
-    """Every part that did not pass, claimed areas first; listed expected failures tagged."""
+    """Every part that did not pass, per area (claimed areas first), failures before skips,
+    parts that share a cause shown once; listed expected failures tagged XFAIL."""
     expected = report.header.expected_failures
-    lines = []
-    for record in claimed_first(report, (r for r in report.records if not r.passed)):
-        entry = expected.get(record.case)
-        tag = "XFAIL" if entry is not None and entry.covers(record.outcome) else record.outcome
-        lines.append(
-            f"{tag.upper()} {record.case} [{record.part}] "
-            f"({record.area} L{record.level} {record.requirement})"
-        )
-        lines.append(f"  {record.message}")
-        if tag == "XFAIL" and entry is not None:
-            lines.append(f"  expected: {entry.reason}")
+    lines = [
+        line
+        for area in failure_groups(report)
+        for group in area.groups
+        for line in render_group(group)
+    ]
     for case_id in sorted(expected):
         parts = [r for r in report.records if r.case == case_id]
         if parts and all(r.passed for r in parts):

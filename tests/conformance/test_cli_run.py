@@ -323,7 +323,8 @@ def test_an_unknown_report_format(
 ) -> None:
     assert run("--catalog", small, "--report", "pdf", tmp_path / "x.pdf") == 2
     assert capsys.readouterr().err == (
-        "ppconf: error: unknown report format 'pdf'; use json, junit, md or html\n"
+        "ppconf: error: unknown report format 'pdf'; "
+        "use one of json, text, md, junit, html, badge\n"
     )
     assert not (tmp_path / "x.pdf").exists()
 

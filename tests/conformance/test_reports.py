@@ -13,11 +13,13 @@ import pytest
 from conformance import Capabilities, Case, Catalog, Check, PartResult, load_case, load_catalog
 from conformance._cases import Selection
 from conformance._expected_failures import ExpectedFailure
+from conformance._levels import describe_level
 from conformance._records import REPORT_FORMAT, PartRecord, Report, RunHeader, case_verdicts
 from conformance._report.jsonl import JsonLinesWriter, ReportError, read_report
 from conformance._report.junit import render_junit
 from conformance._report.markdown import render_markdown
 from conformance._report.text import render_levels, render_text
+from conformance._report.views import VIEWS, render_view
 
 CAPABILITIES = Capabilities("toy-runtime", "1.2", "go", claims={"workflow": 2})
 
@@ -161,6 +163,39 @@ def test_views_say_why_each_area_stops(report: Report) -> None:
     assert workflow.must == (1, 3)  # the errored case counts, though it judged nothing
     for view in (render_levels(levels), render_markdown(report)):
         assert "Level 1 needs 1 more MUST case(s) to pass: workflow.t.bad" in view
+
+
+def test_every_view_says_why_every_area_is_at_its_level(report: Report) -> None:
+    levels = report.levels()
+    text, markdown = render_text(report), render_markdown(report)
+    suites = {
+        s.get("name"): s for s in ElementTree.fromstring(render_junit(report)).iter("testsuite")
+    }
+    assert len({a.reason for a in levels.areas}) > 2  # not the same words everywhere
+    for area in levels.areas:
+        assert f"{area.area}: {area.reason}" in text.splitlines()
+        assert f"- **{area.area}** ({describe_level(area.level)}): {area.reason}" in markdown
+        found = suites[area.area].findall("properties/property")  # the suite's, not its cases'
+        properties = {p.get("name"): p.get("value") for p in found}
+        assert properties["reason"] == area.reason
+        assert properties["level"] == describe_level(area.level)
+        assert properties["top"] == str(area.top)
+
+
+@pytest.mark.parametrize("fmt", sorted(VIEWS))
+def test_every_registered_view_renders_every_record_kind(
+    fmt: str, report: Report, tmp_path: Path
+) -> None:
+    path = tmp_path / "run.jsonl"
+    writer = JsonLinesWriter(path, report.header)
+    for record in report.records:
+        writer.add(record)
+    writer.finish(report)
+    writer.close()
+    again = read_report(path)
+    assert render_view(fmt, again) == render_view(fmt, report)
+    cut = Report(report.header, report.records[:2], complete=False)
+    assert render_view(fmt, cut) != render_view(fmt, report)
 
 
 def test_markdown_escapes_table_cells(report: Report) -> None:

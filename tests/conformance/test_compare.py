@@ -1,0 +1,261 @@
+"""``ppconf compare OLD NEW``: regressions, fixes, new and removed cases, level changes; exit 1
+on any regression. Checked on the reports of deliberately broken runtimes against the
+reference's (and against the runtime they break), both ways, and on reports edited by hand."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from report_files import ReportFiles
+
+from conformance._cli import main
+from conformance._levels import describe_level
+from conformance._report.compare import compare
+from conformance._report.jsonl import read_report
+
+pytestmark = pytest.mark.usefixtures("cached_catalog", "fakes_importable")
+
+
+@pytest.fixture
+def report_file(
+    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> ReportFiles:
+    return ReportFiles(tmp_path_factory, capsys)
+
+
+def run_compare(
+    old: Path, new: Path, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str]:
+    status = main(["compare", str(old), str(new), *args])
+    shown = capsys.readouterr()
+    assert shown.err == ""
+    return status, shown.out
+
+
+def not_passing(path: Path) -> set[tuple[str, str]]:
+    return {(r.case, r.part) for r in read_report(path).records if not r.passed}
+
+
+def keys(changes: Any) -> set[tuple[str, str]]:
+    return {(c.record.case, c.record.part) for c in changes}
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("reference", "fakes:ValidatesOnly"),
+        ("reference", "breaking:BudgetOffByOne"),
+        ("breaking:MiniRuntime", "breaking:BudgetOffByOne"),
+        ("breaking:MiniRuntime", "breaking:IgnoresUnknownEvents"),
+    ],
+)
+def test_a_broken_runtime_regresses_and_its_fix_is_a_fix(
+    old: str, new: str, report_file: ReportFiles, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old_path, new_path = report_file(old), report_file(new)
+    broken = not_passing(new_path) - not_passing(old_path)
+    assert broken, "the broken runtime must fail parts the other passes"
+
+    status, out = run_compare(old_path, new_path, capsys)
+    comparison = compare(read_report(old_path), read_report(new_path))
+    assert status == 1
+    assert keys(comparison.regressions) == broken
+    assert keys(comparison.fixes) == not_passing(old_path) - not_passing(new_path)
+    assert out.splitlines()[-1].startswith(f"{len(broken)} regression")
+    assert out.splitlines()[-1].endswith(", 0 new cases, 0 removed cases")
+    regressions = out.split("REGRESSIONS")[1]
+    for case, part in broken:  # each named, on its own or under the cause it shares
+        assert case in regressions
+        assert part in regressions
+    for change in comparison.levels:
+        if change.changed:
+            assert f"{change.area} | {change.describe()}" in " ".join(out.split())
+
+    status, back = run_compare(new_path, old_path, capsys)
+    reverse = compare(read_report(new_path), read_report(old_path))
+    assert keys(reverse.fixes) == broken
+    assert keys(reverse.regressions) == not_passing(old_path) - not_passing(new_path)
+    assert status == (1 if reverse.regressions else 0)
+    assert "fixes (" in back
+
+
+def test_validates_only_against_the_reference_in_words(
+    report_file: ReportFiles, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = report_file("reference"), report_file("fakes:ValidatesOnly")
+    status, out = run_compare(old, new, capsys)
+    assert status == 1
+    lines = out.splitlines()
+    assert (
+        lines[0]
+        == "OLD: ppconf-reference 0.1.0 (adapter reference), spec version 1.9, "
+        + (lines[0].rsplit(", ", 1)[1])
+    )
+    assert not any(line.startswith("note:") for line in lines)  # same catalog, same version
+    table = {
+        line.split("|")[0].strip(): line.split("|")[1].strip() for line in lines if "|" in line
+    }
+    levels = read_report(new).levels()
+    workflow = levels.area("workflow")
+    assert workflow is not None
+    assert table["workflow"] == f"2 -> {describe_level(workflow.level)} (down)"
+    assert table["headline"] == f"3 -> {describe_level(levels.headline)} (down)"
+    assert any(
+        line.startswith("REGRESSION ")
+        and "passed -> failed: rejected with unknown-event, expected acceptance" in line
+        for line in lines
+    )
+    assert any("passed -> skipped: unsupported by the runtime" in line for line in lines)
+
+
+def test_a_report_against_itself_is_no_change(
+    report_file: ReportFiles, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = report_file("fakes:ValidatesOnly")
+    status, out = run_compare(path, path, capsys)
+    assert status == 0
+    assert out.splitlines()[-1] == "0 regressions, 0 fixes, 0 new cases, 0 removed cases"
+    assert "(unchanged)" in out
+    assert "(down)" not in out
+    assert "(up)" not in out
+
+
+# -- reports edited by hand ---------------------------------------------------------------------
+
+Lines = list[dict[str, Any]]
+
+
+def edited(source: Path, folder: Path, name: str, edit: Callable[[Lines], None]) -> Path:
+    lines = [json.loads(line) for line in source.read_text("utf-8").splitlines()]
+    edit(lines)
+    path = folder / name
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    return path
+
+
+def parts(lines: Lines) -> Lines:
+    return [line for line in lines if line["type"] == "part"]
+
+
+def test_timings_never_matter(
+    report_file: ReportFiles, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = report_file("fakes:ValidatesOnly")
+
+    def slower(lines: Lines) -> None:
+        for line in parts(lines):
+            line["duration"] = line["duration"] * 10 + 1.0
+
+    status, out = run_compare(source, edited(source, tmp_path, "slow.jsonl", slower), capsys)
+    assert status == 0
+    assert out.splitlines()[-1] == "0 regressions, 0 fixes, 0 new cases, 0 removed cases"
+
+
+def test_a_check_that_fails_in_a_part_that_still_passes_is_a_regression(
+    report_file: ReportFiles, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = report_file("reference")
+    target: dict[str, str] = {}
+
+    def weaker(lines: Lines) -> None:
+        line = next(
+            p for p in parts(lines) if any(c["requirement"] == "SHOULD" for c in p["checks"])
+        )
+        check = next(c for c in line["checks"] if c["requirement"] == "SHOULD")
+        check["passed"] = False
+        check["message"] = f"{line['file']}:3: expected warning x, not reported"
+        target.update(case=line["case"], part=line["part"], check=check["id"])
+
+    new = edited(source, tmp_path, "weaker.jsonl", weaker)
+    status, out = run_compare(source, new, capsys)
+    assert status == 1
+    line = next(x for x in out.splitlines() if x.startswith("REGRESSION "))
+    assert line.startswith(f"REGRESSION {target['case']} [{target['part']}] (")
+    assert line.endswith(f"): passed; check {target['check']}")  # the part passes in both
+    assert out.splitlines()[-1].startswith("1 regression, 0 fixes")
+    status, back = run_compare(new, source, capsys)
+    assert status == 0
+    assert f"{target['case']} [{target['part']}]" in back.split("fixes (1 part):")[1]
+
+
+def test_new_and_removed_cases(
+    report_file: ReportFiles, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = report_file("fakes:ValidatesOnly")
+
+    def renamed(lines: Lines) -> None:
+        passing = next(p for p in parts(lines) if p["outcome"] == "passed")
+        broken = next(p for p in parts(lines) if p["outcome"] == "failed")
+        for line in parts(lines):
+            if line["case"] == passing["case"]:
+                line["case"] = passing["area"] + ".renamed.passing"
+            elif line["case"] == broken["case"]:
+                line["case"] = broken["area"] + ".renamed.failing"
+
+    new = edited(source, tmp_path, "renamed.jsonl", renamed)
+    comparison = compare(read_report(source), read_report(new))
+    assert len(comparison.new_cases) == 2
+    assert len(comparison.removed_cases) == 2
+    assert {c.record.case.split(".", 1)[1] for c in comparison.regressions} == {"renamed.failing"}
+    status, out = run_compare(source, new, capsys)
+    assert status == 1
+    assert "new, failed" in out
+    assert out.splitlines()[-1].endswith(", 2 new cases, 2 removed cases")
+
+
+def test_a_different_catalog_or_spec_version_is_said_first(
+    report_file: ReportFiles, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = report_file("reference")
+
+    def other(lines: Lines) -> None:
+        lines[0]["catalog"]["hash"] = "sha256:" + "0" * 32
+        lines[0]["spec_version"] = "1.8"
+
+    status, out = run_compare(source, edited(source, tmp_path, "other.jsonl", other), capsys)
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[2].startswith("note: different spec versions: OLD assessed 1.9, NEW 1.8")
+    assert lines[3].startswith("note: different catalogs: OLD ran sha256:")
+
+
+def test_a_truncated_new_report_is_said_first(
+    report_file: ReportFiles, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = report_file("reference")
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(source.read_text("utf-8").splitlines(keepends=True)[:30]), "utf-8")
+    status, out = run_compare(source, cut, capsys)
+    assert status == 0  # nothing that ran got worse
+    assert out.splitlines()[2] == (
+        "note: NEW is the report of a run that did not finish: its missing cases show as "
+        "removed or new"
+    )
+    assert "removed cases (" in out
+
+
+def test_markdown_for_a_ci_summary(
+    report_file: ReportFiles, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = report_file("reference"), report_file("fakes:ValidatesOnly")
+    status, out = run_compare(old, new, capsys, "--format", "md")
+    assert status == 1
+    assert out.startswith("# ppconf compare\n")
+    assert "| workflow | 2 | 1 | down |" in out
+    assert "## Regressions" in out
+    assert "<details><summary>the " in out
+    for case, _ in not_passing(new):
+        assert f"`{case}`" in out
+
+
+def test_an_unreadable_report_exits_2(
+    report_file: ReportFiles, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("nonsense\n", "utf-8")
+    assert main(["compare", str(report_file("reference")), str(bad)]) == 2
+    assert capsys.readouterr().err.startswith(f"ppconf: error: {bad}:1: not JSON")

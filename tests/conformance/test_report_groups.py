@@ -1,0 +1,247 @@
+"""Failures that share one cause are shown once, with every case id; skips are collapsed and
+come after the failures of their area; claimed areas come first."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from report_files import ReportFiles
+
+from conformance import Capabilities, Check
+from conformance._cases import Selection
+from conformance._expected_failures import ExpectedFailure
+from conformance._records import PartRecord, Report, RunHeader
+from conformance._report.groups import GROUP_MIN, failure_groups, normalise, split_message
+from conformance._report.jsonl import read_report
+from conformance._report.markdown import render_markdown
+from conformance._report.text import render_text
+
+
+def record(
+    case: str, message: str, *, outcome: str = "failed", part: str = "go", level: int = 1
+) -> PartRecord:
+    area, name = case.split(".", 1)[0], case.rsplit(".", 1)[-1]
+    return PartRecord(
+        case=case,
+        area=area,
+        level=level,
+        requirement="MUST",
+        description="",
+        file=f"{area}/{name}.yaml",
+        line=3,
+        rules=(),
+        part=part,
+        outcome=outcome,
+        message=message.format(file=f"{area}/{name}.yaml", name=name),
+        duration=0.0,
+        checks=(
+            Check("scenario", "MUST", outcome == "passed", "" if outcome == "passed" else "x"),
+        ),
+        pack={"id": f"{name}-pack"},
+    )
+
+
+def report_of(
+    *records: PartRecord,
+    claims: dict[str, int] | None = None,
+    expected: dict[str, str] | None = None,
+) -> Report:
+    header = RunHeader(
+        adapter="toy",
+        capabilities=Capabilities("toy", claims=claims or {}),
+        selection=Selection(),
+        catalog_hash="sha256:" + "0" * 32,
+        catalog_cases=len({r.case for r in records}),
+        parts=tuple((r.case, r.part) for r in records),
+        expected_failures={
+            case: ExpectedFailure(reason) for case, reason in (expected or {}).items()
+        },
+    )
+    return Report(header, records)
+
+
+# -- normalising --------------------------------------------------------------------------------
+
+
+def test_the_case_specific_prefix_is_split_off() -> None:
+    part = record(
+        "workflow.t.a",
+        "{file}:34: scenario 'go', step 2 (event Go (agent)): rejected with unknown-event, "
+        "expected acceptance",
+    )
+    assert split_message(part) == (
+        "workflow/a.yaml:34: scenario 'go', step 2 (event Go (agent))",
+        "rejected with unknown-event, expected acceptance",
+    )
+    final = record("workflow.t.a", "{file}:40: scenario 'go': final: state: expected b, got a")
+    assert split_message(final) == (
+        "workflow/a.yaml:40: scenario 'go'",
+        "final: state: expected b, got a",
+    )
+    no_line = record("workflow.t.a", "{file}: the runtime refused a pack it must load: no")
+    assert split_message(no_line) == (
+        "workflow/a.yaml",
+        "the runtime refused a pack it must load: no",
+    )
+    assert split_message(record("workflow.t.a", "no answer within 1 s")) == (
+        "",
+        "no answer within 1 s",
+    )
+
+
+def test_quoted_values_of_the_case_are_elided_others_kept() -> None:
+    part = record(
+        "loops.t.bee",
+        "adapter fault: crashed on pack '{name}-pack' (case \"loops.t.bee\", file 'x/y.json') "
+        "at step 'go': unknown field 'workflow' in pack",
+    )
+    assert normalise(part) == (
+        "adapter fault: crashed on pack '...' (case '...', file '...') at step '...': unknown "
+        "field 'workflow' in pack"
+    )
+    other = record("loops.t.cee", "crashed on pack 'not-this-case'")
+    assert normalise(other) == "crashed on pack 'not-this-case'"
+
+
+# -- grouping -----------------------------------------------------------------------------------
+
+REFUSED = "{file}:3: the runtime refused a pack it must load: unknown field 'workflow' in pack"
+ACCEPTANCE = (
+    "{file}:9: scenario 'go', step 1 (event Go): rejected with unknown-event, expected acceptance"
+)
+SKIP = "unsupported by the runtime: this runtime does not run compositions"
+
+
+def test_parts_sharing_a_cause_are_one_entry_with_every_case_id() -> None:
+    ids = [f"workflow.t.c{i}" for i in range(GROUP_MIN + 2)]
+    report = report_of(*(record(case, REFUSED, level=0) for case in ids))
+    text = render_text(report)
+    cause = "the runtime refused a pack it must load: unknown field 'workflow' in pack"
+    assert text.count(cause) == 1
+    assert f"FAILED {len(ids)} parts (workflow L0 MUST): {cause}" in text
+    for case in ids:
+        assert f"{case} [go]" in text
+        assert case in render_markdown(report)
+    markdown = render_markdown(report)
+    assert markdown.count(cause) == 1
+    assert f"- **failed**, {len(ids)} parts (L0 MUST): {cause}" in markdown
+    details = markdown.split("<details><summary>")[1]
+    assert details.startswith(f"the {len(ids)} parts ({len(ids)} cases)</summary>")
+    for case in ids:  # each part keeps its place
+        assert f"- `{case}` [go] L0 MUST: workflow/{case.rsplit('.', 1)[1]}.yaml:3\n" in details
+
+
+def test_fewer_than_group_min_are_listed_one_by_one() -> None:
+    ids = [f"workflow.t.c{i}" for i in range(GROUP_MIN - 1)]
+    text = render_text(report_of(*(record(case, REFUSED) for case in ids)))
+    for case in ids:
+        assert f"FAILED {case} [go] (workflow L1 MUST)" in text.splitlines()
+    assert " parts (" not in text
+
+
+def test_failures_come_before_skips_and_skips_are_collapsed_per_area() -> None:
+    records = [record(f"compositions.t.s{i}", SKIP, outcome="skipped", level=2) for i in range(5)]
+    records.append(record("compositions.t.z-fails", ACCEPTANCE, level=2))
+    records += [record(f"workflow.t.w{i}", ACCEPTANCE, level=2) for i in range(3)]
+    report = report_of(*records, claims={"workflow": 2})
+    (workflow, compositions) = failure_groups(report)
+    assert (workflow.area, compositions.area) == ("workflow", "compositions")  # claimed first
+    assert [g.tag for g in compositions.failures] == ["failed"]
+    assert [g.tag for g in compositions.skipped] == ["skipped"]
+    markdown = render_markdown(report)
+    assert markdown.index("### workflow") < markdown.index("### compositions")
+    section = markdown.split("### compositions")[1]
+    assert section.index("compositions.t.z-fails") < section.index("skipped")
+    assert "<details><summary>5 parts skipped (1 cause)</summary>" in section
+    skipped = section.split("<details><summary>5 parts skipped")[1].split("</details>")[0]
+    assert f"- **skipped**, 5 parts (L2 MUST): {SKIP}: " in skipped
+    for i in range(5):
+        assert f"`compositions.t.s{i} [go]`" in skipped
+    text = render_text(report)
+    assert text.index("FAILED compositions.t.z-fails") < text.index("SKIPPED 5 parts")
+
+
+def test_expected_failures_are_grouped_apart_with_their_reason() -> None:
+    ids = [f"workflow.t.x{i}" for i in range(GROUP_MIN)]
+    report = report_of(
+        *(record(case, ACCEPTANCE) for case in [*ids, "workflow.t.other"]),
+        expected=dict.fromkeys(ids, "sessions are not implemented"),
+    )
+    text = render_text(report).splitlines()
+    at = next(i for i, line in enumerate(text) if line.startswith("XFAIL "))
+    assert text[at] == (
+        f"XFAIL {GROUP_MIN} parts (workflow L1 MUST): rejected with unknown-event, expected "
+        "acceptance"
+    )
+    assert text[at + 2] == "  expected: sessions are not implemented"
+    assert "FAILED workflow.t.other [go] (workflow L1 MUST)" in text
+    assert text.index("FAILED workflow.t.other [go] (workflow L1 MUST)") < at
+    markdown = render_markdown(report)
+    assert "- **failed** (expected: sessions are not implemented), 3 parts" in markdown
+
+
+# -- whole runs ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def report_file(
+    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> ReportFiles:
+    return ReportFiles(tmp_path_factory, capsys)
+
+
+def ids_not_passing(path: Path) -> set[str]:
+    return {r.case for r in read_report(path).records if not r.passed}
+
+
+@pytest.mark.usefixtures("cached_catalog", "fakes_importable")
+def test_a_runtime_refusing_every_pack_shows_the_cause_once_per_area(
+    report_file: ReportFiles,
+) -> None:
+    path = report_file("fakes:RejectsWorkflows")
+    report = read_report(path)
+    cause = "the runtime refused a pack it must load: unknown field 'workflow' in pack"
+    refused = [r for r in report.records if r.message.endswith(cause)]
+    areas = {r.area for r in refused}
+    assert len(refused) > 3 * len(areas)  # many parts, one cause
+    text, markdown = render_text(report), render_markdown(report)
+    assert text.count(cause) == len(areas)
+    assert markdown.count(cause) == len(areas)
+    for area in areas:
+        count = sum(1 for r in refused if r.area == area)
+        assert re.search(
+            rf"^FAILED {count} parts \({area} L[-0-9]+ MUST\): {re.escape(cause)}$", text, re.M
+        )
+    for case in ids_not_passing(path):  # never dropped
+        assert case in text
+        assert case in markdown
+    assert len(text.splitlines()) < len(report.records)
+
+
+@pytest.mark.usefixtures("cached_catalog", "fakes_importable")
+@pytest.mark.parametrize("adapter", ["fakes:WorkflowsOnly", "fakes:ValidatesOnly"])
+def test_without_compositions_the_markdown_does_not_open_with_skips(
+    adapter: str, report_file: ReportFiles
+) -> None:
+    path = report_file(adapter)
+    report = read_report(path)
+    assert sum(1 for r in report.records if r.outcome == "skipped") > 100
+    markdown = render_markdown(report)
+    body = markdown.split("## Parts that did not pass")[1].splitlines()
+    outside, inside = [], False
+    for line in body:  # every skip is inside a collapsed block
+        if line.startswith("<details><summary>"):
+            inside = "skipped" in line
+        elif line == "</details>":
+            inside = False
+        elif not inside:
+            outside.append(line)
+    assert not [line for line in outside if "**skipped**" in line]
+    entries = [line for line in outside if line.startswith("- ")]
+    if any(r.outcome == "failed" for r in report.records):
+        assert "**failed**" in entries[0]
+    for case in ids_not_passing(path):
+        assert case in markdown
+    assert len(markdown.splitlines()) < len(report.records) / 2
