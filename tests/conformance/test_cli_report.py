@@ -81,6 +81,7 @@ def test_a_truncated_report_renders_what_it_holds_and_says_so(
         "md": "The run did not finish",
         "junit": 'incomplete="true"',
         "badge": "(partial, incomplete)",
+        "html": "The run did not finish",
     }
     assert says[fmt] in shown.out
 
