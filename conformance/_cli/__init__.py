@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from conformance._cli.adapter import add_adapter_parsers
 from conformance._cli.cases import add_cases_parser
 from conformance._cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNUSABLE, report_error
+from conformance._cli.fuzz import add_fuzz_parser
 from conformance._cli.pack import add_composition_parser, add_pack_parsers
 from conformance._cli.run import add_run_parser
 from conformance._errors import KitError
@@ -64,4 +65,5 @@ def _parser() -> argparse.ArgumentParser:
     add_adapter_parsers(commands)
     add_pack_parsers(commands)
     add_composition_parser(commands)
+    add_fuzz_parser(commands)
     return parser
