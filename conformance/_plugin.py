@@ -144,7 +144,12 @@ class _PluginState:
             if fmt not in ("json", "junit", "md"):
                 raise pytest.UsageError(f"ppconf: --ppconf-report {fmt}: use json, junit or md")
         try:
-            self.catalog: Catalog = load_catalog(option.ppconf_catalog)
+            # Fuzzing runs no case: the catalog is not loaded.
+            self.catalog: Catalog = (
+                Catalog(Path(), ())
+                if self.fuzz is not None
+                else load_catalog(option.ppconf_catalog)
+            )
             self.expected: dict[str, ExpectedFailure] = (
                 load_expected_failures(
                     option.ppconf_expected_failures, [c.id for c in self.catalog.cases]

@@ -420,11 +420,7 @@ def steps(
         undeclared_artifacts: also write an artifact no state declares (refusing it is MAY).
     """
     menu = _menu(pack, snapshots, undeclared_artifacts)
-    return st.builds(
-        lambda pick, data: menu.step(_PICKS.index(pick), _Bytes(data)),
-        st.sampled_from(_PICKS),
-        st.binary(min_size=_BYTES, max_size=_BYTES),
-    )
+    return _raw_step().map(menu.one)
 
 
 def scripts(
@@ -441,14 +437,24 @@ def scripts(
     and bytes the composition runs take their inputs and mocks from.
     """
     menu = _menu(pack, snapshots, undeclared_artifacts)
+    return _raw_script(max_steps, bool(menu.runs)).map(menu.script)
+
+
+# The raw draws do not depend on the pack, so they are built once: building a strategy costs
+# more than drawing from it.
+
+
+@cache
+def _raw_step() -> st.SearchStrategy[tuple[str, bytes]]:
+    return st.tuples(st.sampled_from(_PICKS), st.binary(min_size=_BYTES, max_size=_BYTES))
+
+
+@cache
+def _raw_script(max_steps: int, runs: bool) -> st.SearchStrategy[tuple[str, bytes]]:
     sizes = [min(_SEGMENT, max_steps - start) for start in range(0, max_steps, _SEGMENT)]
-    segments = st.tuples(*(st.text(_PICKS, max_size=size) for size in sizes))
-    pool = st.binary(min_size=_BYTES, max_size=_BYTES) if menu.runs else st.just(b"")
-    return st.builds(
-        lambda picks, pool: menu.script([_PICKS.index(c) for c in "".join(picks)], _Bytes(pool)),
-        segments,
-        pool,
-    )
+    picks = st.tuples(*(st.text(_PICKS, max_size=size) for size in sizes)).map("".join)
+    pool = st.binary(min_size=_BYTES, max_size=_BYTES) if runs else st.just(b"")
+    return st.tuples(picks, pool)
 
 
 class _Menu:
@@ -461,8 +467,14 @@ class _Menu:
         if not self.size:
             raise ValueError("the pack has neither a workflow nor compositions: no step to draw")
 
-    def script(self, picks: Sequence[int], data: _Bytes) -> list[dict[str, Any]]:
-        return [self.step(pick, data) for pick in picks]
+    def script(self, raw: tuple[str, bytes]) -> list[dict[str, Any]]:
+        picks, pool = raw
+        data = _Bytes(pool)
+        return [self.step(_PICKS.index(pick), data) for pick in picks]
+
+    def one(self, raw: tuple[str, bytes]) -> dict[str, Any]:
+        pick, data = raw
+        return self.step(_PICKS.index(pick), _Bytes(data))
 
     def step(self, pick: int, data: _Bytes) -> dict[str, Any]:
         index = pick % self.size

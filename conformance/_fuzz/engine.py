@@ -37,10 +37,20 @@ AREAS = ("workflow", "loops", "compositions")
 """The areas the fuzzer generates examples for."""
 PENDING = {"control": "RFC 0014", "state-agents": "RFC 0011"}
 """Areas whose generators are not written yet."""
-ROUND = 1000
-"""Examples per Hypothesis run when a time limit is set (the last one may stop early)."""
+BATCH = 10
+"""At most this many examples per Hypothesis test case (shrunk to the one that fails): what
+Hypothesis spends on a test case is several times what drawing one example costs."""
+ROUND = 40
+"""Test cases per Hypothesis run when a time limit is set (once the time is up, the rest of a
+round is drawn but not run)."""
+REPLAYS = 2
+"""How many more times a finding is run, to tell a divergence from a runtime that does not
+answer the same way twice (SEMANTICS R5)."""
 DEFAULT_DATABASE = Path(".ppconf") / "fuzz"
 MAX_STEPS = 20
+MAX_RUNS = 4
+"""Composition runs per example: each takes far longer than an event, and a fresh composition
+finds more than another run of the same one."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +89,8 @@ def examples(area: str) -> st.SearchStrategy[Example]:
             near = draw(broken)
             return Example(area, near.pack, near_valid=near)
         pack = draw(packs)
-        script = draw(strategies.scripts(pack, max_steps=MAX_STEPS, snapshots=False))
+        steps = MAX_RUNS if area == "compositions" else MAX_STEPS
+        script = draw(strategies.scripts(pack, max_steps=steps, snapshots=False))
         return Example(area, pack, tuple(script))
 
     return draw()
@@ -212,7 +223,8 @@ def fuzz(
     if examples_wanted is None and max_time is None:
         raise ValueError("fuzz() needs examples_wanted or max_time")
     areas = tuple(areas)
-    strategy = st.sampled_from(areas).flatmap(examples) if len(areas) > 1 else examples(areas[0])
+    one = st.sampled_from(areas).flatmap(examples) if len(areas) > 1 else examples(areas[0])
+    strategy = st.lists(one, min_size=1, max_size=BATCH)
     runner = Runner(adapter, timeout=timeout)
     result = FuzzResult(areas, seed)
     started = time.perf_counter()
@@ -224,11 +236,16 @@ def fuzz(
         left = None if examples_wanted is None else examples_wanted - done
         if (left is not None and left <= 0) or (deadline and time.perf_counter() >= deadline):
             break
-        size = left if deadline is None and left is not None else min(left or ROUND, ROUND)
+        # A round asks for as many test cases as would hold the examples left if each held
+        # BATCH; most hold fewer, so rounds follow until the count is reached.
+        size = ROUND if left is None else max(1, -(-left // BATCH))
+        if deadline is not None:
+            size = min(size, ROUND)
         _round(
             runner,
             strategy,
             result,
+            wanted=examples_wanted,
             size=size,
             round_seed=_round_seed(seed, rounds),
             database=keyed,
@@ -237,40 +254,56 @@ def fuzz(
         rounds += 1
         if result.tally.examples == done and result.finding is None:
             break  # nothing ran: the deadline passed while drawing
+    if result.finding is not None and result.finding.kind == "divergence":
+        result.finding = _replayed(runner, result.finding)
     result.seconds = time.perf_counter() - started
     return result
 
 
+def _replayed(runner: Runner, finding: FuzzFinding) -> FuzzFinding:
+    """The finding, or a fault if running its example again does not end the same way."""
+    for _ in range(REPLAYS):
+        again = judge(runner, finding.expected).finding
+        if again is None or (again.step, again.message) != (finding.step, finding.message):
+            return _flaky_finding(finding, "nothing wrong" if again is None else again.message)
+    return finding
+
+
 def _round(
     runner: Runner,
-    strategy: st.SearchStrategy[Example],
+    strategy: st.SearchStrategy[list[Example]],
     result: FuzzResult,
     *,
+    wanted: int | None,
     size: int,
     round_seed: int,
     database: ExampleDatabase | None,
     deadline: float | None,
 ) -> None:
     tally = result.tally
-    calls = [0]
 
-    def run(example: Example) -> None:
-        if not result.found_after and deadline is not None and time.perf_counter() >= deadline:
-            return  # time is up: let Hypothesis draw the rest of the round without running it
-        start = time.perf_counter()
-        expected = expect(example)
-        verdict = judge(runner, expected)
-        result.running += time.perf_counter() - start
-        if result.found_after:
-            result.shrink_runs += 1
-        else:
-            tally.add(expected, verdict)
-        calls[0] += 1
-        if verdict.finding is not None:
-            if not result.found_after:
-                result.found_after = tally.examples
-            raise _Found(verdict.finding)
+    def run(batch: list[Example]) -> None:
+        for example in batch:
+            if not result.found_after and (
+                (wanted is not None and tally.examples >= wanted)
+                or (deadline is not None and time.perf_counter() >= deadline)
+            ):
+                return  # enough: let Hypothesis draw the rest of the round without running it
+            start = time.perf_counter()
+            expected = expect(example)
+            verdict = judge(runner, expected)
+            result.running += time.perf_counter() - start
+            if result.found_after:
+                result.shrink_runs += 1
+            else:
+                tally.add(expected, verdict)
+            if verdict.finding is not None:
+                if not result.found_after:
+                    result.found_after = tally.examples
+                raise _Found(verdict.finding)
 
+    # @seed also turns the example database off; settings applied after it turn it back on,
+    # so a seeded run still tries the failures saved before first.
     test = settings(
         max_examples=size,
         database=database,
@@ -280,9 +313,9 @@ def _round(
         verbosity=Verbosity.quiet,
         phases=(Phase.reuse, Phase.generate, Phase.shrink),
         suppress_health_check=list(HealthCheck),
-    )(given(strategy)(run))
+    )(hypothesis_seed(round_seed)(given(strategy)(run)))
     try:
-        hypothesis_seed(round_seed)(test)()
+        test()
     except _Found as found:
         result.finding = found.finding
     except Flaky as flaky:
@@ -290,17 +323,20 @@ def _round(
 
 
 def _flaky(result: FuzzResult, error: Flaky) -> FuzzFinding:
-    """A runtime that answered the same example differently on a replay (R5)."""
+    """Hypothesis saw a failure it could not reproduce: the runtime is not deterministic."""
     found = _found_in(error)
     if found is None:
         raise error  # not the runtime's doing: the kit's generators are not deterministic
-    finding = found.finding
+    return _flaky_finding(found.finding, "something else")
+
+
+def _flaky_finding(finding: FuzzFinding, then: str) -> FuzzFinding:
     return FuzzFinding(
         kind="fault",
         expected=finding.expected,
         part=finding.part,
         message="the runtime did not answer the same way when the example was run again "
-        f"(flaky, SEMANTICS R5); the first time: {finding.message}",
+        f"(flaky, SEMANTICS R5): first {finding.message}; then {then}",
         step=finding.step,
         field=finding.field,
         rule=finding.rule,

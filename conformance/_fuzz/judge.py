@@ -75,8 +75,12 @@ def case_body(expected: Expected) -> dict[str, Any]:
 
 
 def as_case(expected: Expected) -> Case:
-    """The example as an in-memory :class:`Case` (MUST), without reading or checking a file."""
-    body = _copy(case_body(expected))
+    """The example as an in-memory :class:`Case` (MUST), without reading or checking a file.
+
+    Its data is the example's own, not a copy: the runner hands the adapter copies of the pack
+    (as for every case), and nothing else of it is changed after it is written.
+    """
+    body = case_body(expected)
     pack = body["pack"]
     text = json.dumps(pack, ensure_ascii=False, separators=(",", ":"))
     return Case(
@@ -149,11 +153,3 @@ def _without_place(message: str) -> str:
     elif message.startswith(": "):
         message = message[2:]
     return message
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
