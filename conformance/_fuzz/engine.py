@@ -13,6 +13,7 @@ examples of the round are drawn but not run.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -281,6 +282,9 @@ def _round(
     deadline: float | None,
 ) -> None:
     tally = result.tally
+    passed: set[str] = set()
+    """While shrinking, the examples that passed: Hypothesis tries many batches that differ
+    from the failing one in one example only, and the others need not run again."""
 
     def run(batch: list[Example]) -> None:
         for example in batch:
@@ -289,6 +293,9 @@ def _round(
                 or (deadline is not None and time.perf_counter() >= deadline)
             ):
                 return  # enough: let Hypothesis draw the rest of the round without running it
+            key = _key(example) if result.found_after else ""
+            if key in passed:
+                continue
             start = time.perf_counter()
             expected = expect(example)
             verdict = judge(runner, expected)
@@ -301,6 +308,8 @@ def _round(
                 if not result.found_after:
                     result.found_after = tally.examples
                 raise _Found(verdict.finding)
+            if key:
+                passed.add(key)
 
     # @seed also turns the example database off; settings applied after it turn it back on,
     # so a seeded run still tries the failures saved before first.
@@ -351,6 +360,11 @@ def _found_in(error: BaseException) -> _Found | None:
         if found is not None:
             return found
     return None
+
+
+def _key(example: Example) -> str:
+    mutation = example.near_valid.mutation.name if example.near_valid is not None else ""
+    return json.dumps([example.area, mutation, example.pack, example.script], sort_keys=True)
 
 
 def _round_seed(seed: int, index: int) -> int:

@@ -105,7 +105,8 @@ def test_a_saved_failure_is_tried_first() -> None:
     first = fuzz(
         breaking.BudgetOffByOne(), areas=("loops",), examples_wanted=500, seed=5, database=database
     )
-    assert first.finding is not None and first.found_after > 1
+    assert first.finding is not None
+    assert first.found_after > 1
     again = fuzz(
         breaking.BudgetOffByOne(), areas=("loops",), examples_wanted=500, seed=9, database=database
     )
