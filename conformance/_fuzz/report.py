@@ -87,9 +87,17 @@ def case_document(finding: FuzzFinding, adapter: str, seed: int) -> dict[str, An
 
 
 def case_yaml(document: dict[str, Any]) -> str:
-    """A case document as YAML, leaf mappings and lists in flow style, as the catalog writes."""
-    return yaml.safe_dump(
-        document, sort_keys=False, default_flow_style=None, width=100, allow_unicode=True
+    """A case document as YAML, leaf mappings and lists in flow style as the catalog writes
+    them (``spec`` entries in block style, so their quotes read as text)."""
+    return "".join(
+        yaml.safe_dump(
+            {key: value},
+            sort_keys=False,
+            default_flow_style=None if isinstance(value, dict | list) and key != "spec" else False,
+            width=100,
+            allow_unicode=True,
+        )
+        for key, value in document.items()
     )
 
 
@@ -156,12 +164,12 @@ def render_finding(finding: FuzzFinding, *, found_after: int, shrink_runs: int) 
     workflow = expected.pack.get("workflow") or {}
     sizes = []
     if workflow:
-        sizes.append(f"{len(workflow.get('states') or {})} states")
+        sizes.append(_count(len(workflow.get("states") or {}), "state"))
     if expected.valid:
-        sizes.append(f"{len(expected.steps)} steps")
+        sizes.append(_count(len(expected.steps), "step"))
     lines.append(
-        f"{kind} in a {expected.area} example (after {found_after} examples; shrunk to "
-        f"{', '.join(sizes) or 'one pack'} in {shrink_runs} more runs)"
+        f"{kind} in a {expected.area} example (after {_count(found_after, 'example')}; shrunk "
+        f"to {', '.join(sizes) or 'one pack'} in {_count(shrink_runs, 'more run')})"
     )
     shown = {k: v for k, v in expected.pack.items() if k in ("workflow", "compositions")}
     lines.append("  pack:")
@@ -238,6 +246,10 @@ def render_summary(result: FuzzResult, adapter: str) -> str:
             f"{tally.unsupported_reason}"
         )
     return "\n".join(lines)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def _spread(counts: Counter[int]) -> str:

@@ -44,7 +44,7 @@ def test_a_divergence_is_printed_exported_and_exits_1(
         capsys, "--adapter=breaking:IgnoresUnknownEvents", f"--database={tmp_path / 'db'}"
     )
     assert status == 1
-    assert "(after 1 examples;" in out
+    assert "(after 1 example;" in out
 
 
 def test_no_divergence_exits_0_with_what_was_exercised(capsys: pytest.CaptureFixture[str]) -> None:
