@@ -194,8 +194,10 @@ def packs(
 # Script steps are picked by the characters of short strings (a different kind of draw),
 # which Hypothesis shrinks by deleting characters anywhere, towards ``0``: the first step.
 
-_BYTES = 128
-"""Enough for eight states and two compositions, or for the mocks of a script's runs."""
+_BYTES = 64
+"""Enough for four states, or a composition, or the mocks of a script's runs (bytes past the
+end read as zeros: the simplest choices). Hypothesis' shrinker works harder the longer they
+are."""
 _PICKS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+-"
 _SEGMENT = 6
 
@@ -218,10 +220,11 @@ def _packs(features: _Features) -> st.SearchStrategy[dict[str, Any]]:
     counts = st.integers(features.min_states, features.max_states)
     if not features.workflow:
         counts = st.just(0)
+    size = max(_BYTES, 8 + 13 * features.max_states) if features.workflow else _BYTES
     return st.builds(
         lambda count, data: _decode_pack(features, count, _Bytes(data)),
         counts,
-        st.binary(min_size=_BYTES, max_size=_BYTES),
+        st.binary(min_size=size, max_size=size),
     )
 
 
@@ -237,7 +240,12 @@ _EXTRAS = (None,) * 6 + ("terminal: false", "on_max_visits alone")
 """Valid oddities: ``terminal: false`` written out; ``on_max_visits`` without ``max_visits``
 (it never applies)."""
 _MODES = ("append", "replace")
-_LIMITS = {"max_total_visits": (2, 7), "max_tool_calls": (1, 4), "max_wall_time_sec": (1, 5)}
+_LIMITS = {
+    "max_total_visits": (None, 2, 2, 3, 3, 4, 5, 6),
+    "max_tool_calls": (None, 1, 1, 2, 3),
+    "max_wall_time_sec": (None, 1, 2, 2, 3, 4),
+}
+"""The options of each budget limit: low ones likelier, so that runs reach them exactly."""
 
 
 def _decode_pack(features: _Features, count: int, data: _Bytes) -> dict[str, Any]:
@@ -257,8 +265,8 @@ def _decode_workflow(features: _Features, names: Sequence[str], data: _Bytes) ->
     workflow: dict[str, Any] = {"version": data.pick((2, 1)), "entry": data.pick(names)}
     budget = {
         limit: value
-        for limit, (low, high) in _LIMITS.items()
-        if (value := data.pick((None, *range(low, high + 1)))) is not None
+        for limit, options in _LIMITS.items()
+        if (value := data.pick(options)) is not None
     }
     with_budget = data.pick((False, True))
     modes = {artifact: data.pick(_MODES) for artifact in ARTIFACTS}

@@ -38,7 +38,7 @@ AREAS = ("workflow", "loops", "compositions")
 """The areas the fuzzer generates examples for."""
 PENDING = {"control": "RFC 0014", "state-agents": "RFC 0011"}
 """Areas whose generators are not written yet."""
-BATCH = 10
+BATCH = 6
 """At most this many examples per Hypothesis test case (shrunk to the one that fails): what
 Hypothesis spends on a test case is several times what drawing one example costs."""
 ROUND = 40

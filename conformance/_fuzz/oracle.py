@@ -219,10 +219,13 @@ class _Walk:
 
     def _reached(self, limits: tuple[str, ...]) -> bool:
         budget = self.workflow.budget
+        if not budget.is_set:
+            return False
+        data = self.session.state()
         counts = {
-            "max_total_visits": sum(self.session.state()["visit_counts"].values()),
-            "max_tool_calls": self.session.state()["tool_calls"],
-            "max_wall_time_sec": self.session.elapsed(),
+            "max_total_visits": sum(data["visit_counts"].values()),
+            "max_tool_calls": data["tool_calls"],
+            "max_wall_time_sec": data["elapsed_sec"],
         }
         return any(
             getattr(budget, limit) is not None and counts[limit] >= getattr(budget, limit)

@@ -10,6 +10,7 @@ the CI machine, spread over the xdist workers), deliberately.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import breaking
 import pytest
 from hypothesis.database import InMemoryExampleDatabase
 
-from conformance import ReferenceAdapter, Runner, load_catalog
+from conformance import PackInput, ReferenceAdapter, Runner, load_catalog
 from conformance._fuzz.engine import AREAS, FuzzResult, examples, fuzz
 from conformance._fuzz.report import case_document, export
 from conformance._protocol import SubprocessAdapter
@@ -126,10 +127,27 @@ def test_adapter_faults_are_faults_not_divergences() -> None:
     assert "Boom" in result.finding.message
 
 
+class EveryThirdPackInvalid(ReferenceAdapter):
+    """Reports a made-up error on every third pack it validates: the same pack is valid or not
+    depending on when it is asked (SEMANTICS R5)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        self.calls += 1
+        found = list(super().validate(pack))
+        if self.calls % 3 == 0:
+            found.append({"code": "schema", "severity": "error", "path": None})
+        return found
+
+
 def test_an_adapter_answering_differently_is_a_fault() -> None:
-    result = fuzz(breaking.Flaky(), areas=("workflow",), examples_wanted=200, seed=1)
+    result = fuzz(EveryThirdPackInvalid(), areas=("workflow",), examples_wanted=200, seed=1)
     assert result.finding is not None
     assert result.finding.kind == "fault", found(result)
+    assert "did not answer the same way" in result.finding.message
 
 
 def test_a_time_limit_stops_the_run() -> None:
