@@ -58,12 +58,12 @@ __all__ = [
 
 STATES = ("start", "work", "check", "fix", "review", "ship", "wait", "park")
 """State names, in the order packs use them (the entry shrinks to ``start``)."""
-EVENTS = ("Go", "Next", "Back", "Retry", "Skip", "Done")
+EVENTS = ("Go", "Next", "Back", "Retry")
 """Event names (PascalCase, RFC 0005 rule 3)."""
 STRAY_EVENT = "Stray"
 """An event no pack declares: scripts send it to see it refused."""
 ARTIFACTS = ("log", "note")
-"""Artifact names; each pack gives each one mode, ``append`` or ``replace``."""
+"""Artifact names; a pack declares each in one mode, ``append`` or ``replace``, throughout."""
 PROMPT = "main"
 """The one prompt every pack has; every prompt-mode state and composition step uses it."""
 TOOLS = ("search", "fetch")
@@ -79,15 +79,16 @@ _UNSUPPORTED = (
 )
 
 
-def _pack(prompts: dict[str, Any] | None = None) -> dict[str, Any]:
+def _pack() -> dict[str, Any]:
     """The smallest valid pack, with the prompt ``main``."""
     return {
         "id": "fuzz",
         "name": "Fuzz",
         "version": "1.0.0",
         "template_engine": {"version": "v1", "syntax": "{{variable}}"},
-        "prompts": prompts
-        or {PROMPT: {"id": PROMPT, "name": "Main", "version": "1.0.0", "system_template": "Work."}},
+        "prompts": {
+            PROMPT: {"id": PROMPT, "name": "Main", "version": "1.0.0", "system_template": "Work."}
+        },
     }
 
 
@@ -231,7 +232,7 @@ def _packs(features: _Features) -> st.SearchStrategy[dict[str, Any]]:
 _NO = (None,)
 _SHAPES = ("open",) * 16 + ("terminal",) * 2 + ("absent", "empty")
 _EVENT_COUNTS = (1, 1, 2, 2, 3)
-_EVENT_NAMES = (EVENTS[0],) * 3 + (EVENTS[1],) * 2 + EVENTS[2:4]
+_EVENT_NAMES = (EVENTS[0],) * 3 + (EVENTS[1],) * 2 + EVENTS[2:]
 """Mostly ``Go``, so that most states declare the events a script sends."""
 _MAX_VISITS = (None, None, 1, 2, 3)
 _ORCHESTRATIONS = (None, None, None, None, None, "internal", "external", "hybrid")

@@ -20,7 +20,7 @@ import pytest
 from hypothesis.database import InMemoryExampleDatabase
 
 from conformance import PackInput, ReferenceAdapter, Runner, load_catalog
-from conformance._fuzz.engine import AREAS, FuzzResult, examples, fuzz
+from conformance._fuzz.engine import AREAS, BATCH, FuzzResult, examples, fuzz
 from conformance._fuzz.report import case_document, export
 from conformance._protocol import SubprocessAdapter
 
@@ -112,7 +112,7 @@ def test_a_saved_failure_is_tried_first() -> None:
         breaking.BudgetOffByOne(), areas=("loops",), examples_wanted=500, seed=9, database=database
     )
     assert again.finding is not None
-    assert again.found_after == 1
+    assert again.found_after <= BATCH  # in the first test case Hypothesis tries
     # Another area set keeps its own saved failures.
     other = fuzz(
         breaking.BudgetOffByOne(), areas=("workflow",), examples_wanted=5, seed=9, database=database

@@ -22,7 +22,11 @@ from mini_runtime import MiniRuntime
 from conformance import FuzzFinding, assert_matches_reference, check_against_reference, strategies
 
 QUICK = settings(
-    max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    database=None,
+    derandomize=True,
 )
 UNSHRUNK = settings(QUICK, phases=(Phase.generate,))
 """For the runs that must fail: found is enough, shrinking here would only cost time."""
