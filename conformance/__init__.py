@@ -9,6 +9,8 @@ Run the catalog against a runtime::
     print(compute_levels(verdicts(results)).headline)
 
 Write an adapter for your runtime by implementing :class:`Adapter` (see ``docs/cases.md``).
+Fuzz it against the reference with ``ppconf fuzz``, or in your own Hypothesis tests with
+:mod:`conformance.strategies` and :func:`assert_matches_reference` (see ``docs/fuzzing.md``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from conformance._errors import (
     Rejected,
     Unsupported,
 )
+from conformance._fuzz import FuzzFinding, assert_matches_reference, check_against_reference
 from conformance._levels import AreaLevel, CaseVerdict, LevelReport, compute_levels
 from conformance._reference_adapter import ReferenceAdapter
 from conformance._runner import CaseResult, PartResult, Runner
@@ -57,6 +60,7 @@ __all__ = [
     "Closable",
     "CompositionAdapter",
     "CompositionSession",
+    "FuzzFinding",
     "KitError",
     "LevelReport",
     "PackInput",
@@ -71,6 +75,8 @@ __all__ = [
     "Step",
     "TurnSession",
     "Unsupported",
+    "assert_matches_reference",
+    "check_against_reference",
     "compute_levels",
     "load_adapter",
     "load_case",

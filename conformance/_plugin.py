@@ -15,6 +15,7 @@ an unclaimed area, or one below a required level that is met, leaves the session
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run each case part N times; a part that does not end the same way is flaky",
     )
     group.addoption(
+        "--ppconf-fuzz",
+        type=int,
+        metavar="N",
+        help="fuzz the adapter against the reference instead of running the catalog: N "
+        "examples per area and per xdist worker (docs/fuzzing.md)",
+    )
+    group.addoption(
         "--ppconf-report",
         nargs=2,
         action="append",
@@ -137,14 +145,20 @@ class _PluginState:
             )
         if option.ppconf_repeat < 1:
             raise pytest.UsageError("ppconf: --ppconf-repeat is a number of runs >= 1")
+        self.fuzz: int | None = option.ppconf_fuzz
+        if self.fuzz is not None and self.fuzz < 1:
+            raise pytest.UsageError("ppconf: --ppconf-fuzz is a number of examples >= 1")
         for fmt, _ in option.ppconf_report:
             if fmt != "json" and fmt not in VIEWS:
                 raise pytest.UsageError(
                     f"ppconf: --ppconf-report {fmt}: use one of json, {', '.join(VIEWS)}"
                 )
         try:
-            self.catalog: Catalog = load_catalog(
-                option.ppconf_catalog, extra=option.ppconf_extra_catalog
+            # Fuzzing runs no case: the catalog is not loaded.
+            self.catalog: Catalog = (
+                Catalog(Path(), ())
+                if self.fuzz is not None
+                else load_catalog(option.ppconf_catalog, extra=option.ppconf_extra_catalog)
             )
             self.expected: dict[str, ExpectedFailure] = (
                 load_expected_failures(
@@ -227,6 +241,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 ("--ppconf-expected-failures", option.ppconf_expected_failures),
                 ("--ppconf-catalog", option.ppconf_catalog),
                 ("--ppconf-report", option.ppconf_report),
+                ("--ppconf-fuzz", option.ppconf_fuzz),
             )
             if value
         ]
@@ -244,10 +259,21 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 class CatalogCollector(pytest.Collector):
-    """The catalog, as a collector of case-part items."""
+    """The catalog, as a collector of case-part items (or, with ``--ppconf-fuzz``, of fuzzing
+    items: one per area and xdist worker, each with its own seed)."""
 
     def collect(self) -> Iterator[pytest.Item]:
         state = self.config.stash[_STATE]
+        if state.fuzz is not None:
+            # Imported only when fuzzing: the plugin stays inert (and light) otherwise.
+            from conformance._fuzz.engine import AREAS as FUZZABLE  # noqa: PLC0415
+
+            workers = getattr(self.config, "workerinput", {}).get("workercount", 1)
+            areas = [a for a in FUZZABLE if not state.selection.areas or a in state.selection.areas]
+            for area in areas:
+                for shard in range(workers):
+                    yield FuzzItem.from_parent(self, name=f"fuzz-{area}-{shard}", area=area)
+            return
         for case in state.catalog.select(state.selection):
             for part in case.parts:
                 yield CaseItem.from_parent(self, name=f"{case.id}::{part}", case=case, part=part)
@@ -293,6 +319,51 @@ class CaseItem(pytest.Item):
         return case.file, (line or 1) - 1, f"{case.id} [{self.part}]"
 
 
+class FuzzItem(pytest.Item):
+    """``--ppconf-fuzz`` examples of one area against the adapter, from a fresh random seed
+    (printed on a divergence, for ``ppconf fuzz --seed``)."""
+
+    def __init__(self, *, area: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.area = area
+
+    def runtest(self) -> None:
+        from hypothesis import settings  # noqa: PLC0415
+
+        from conformance._fuzz.engine import database_at, fuzz  # noqa: PLC0415
+        from conformance._fuzz.report import render_finding  # noqa: PLC0415
+
+        state = self.config.stash[_STATE]
+        # A loaded Hypothesis profile's database (e.g. Redis, shared by CI machines) wins.
+        shared = settings.get_current_profile_name() != "default"
+        database = (
+            settings().database
+            if shared
+            else database_at(self.config.rootpath / ".ppconf" / "fuzz")
+        )
+        seed = random.randrange(2**32)
+        result = fuzz(
+            state.runner.adapter,
+            areas=(self.area,),
+            examples_wanted=state.fuzz,
+            seed=seed,
+            database=database,
+        )
+        if result.finding is not None:
+            text = render_finding(
+                result.finding, found_after=result.found_after, shrink_runs=result.shrink_runs
+            )
+            raise CaseFailure(result.finding.kind, f"seed {seed}\n{text}")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CaseFailure):
+            return f"{excinfo.value.outcome}: {excinfo.value.message}"
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return Path("ppconf"), 0, f"ppconf fuzz {self.area}"
+
+
 class CaseFailure(Exception):
     """A case part did not pass (failed, errored, timed out or flaky)."""
 
@@ -333,7 +404,7 @@ class _SessionHooks:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """Judge the session as ``ppconf run`` judges a run."""
-        if _is_xdist_worker(session.config):
+        if _is_xdist_worker(session.config) or self.state.fuzz is not None:
             return
         state = self.state
         state.finish()

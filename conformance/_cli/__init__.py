@@ -16,6 +16,7 @@ from conformance._cli.adapter import add_adapter_parsers
 from conformance._cli.cases import add_cases_parser
 from conformance._cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNUSABLE, report_error
 from conformance._cli.compare import add_compare_parser
+from conformance._cli.fuzz import add_fuzz_parser
 from conformance._cli.graph import add_graph_parser
 from conformance._cli.pack import add_composition_parser, add_pack_parsers
 from conformance._cli.report import add_report_parser
@@ -70,4 +71,5 @@ def _parser() -> argparse.ArgumentParser:
     add_graph_parser(commands)
     add_report_parser(commands)
     add_compare_parser(commands)
+    add_fuzz_parser(commands)
     return parser

@@ -1,0 +1,78 @@
+"""Differential examples per second: ``ppconf fuzz``'s speed, in process and through the protocol.
+
+Run: python benchmarks/bench_fuzz.py [--examples N] [--repeat N]
+
+Each run fuzzes N examples (seed 1, every fuzzable area, no example database) and finds no
+divergence, so every example is generated, run on the reference (the oracle) and run on the
+runtime, with nothing shrunk:
+
+- in process, against ``MiniRuntime`` (``tests/conformance/mini_runtime.py``: sessions written
+  apart from the reference, validation and compositions by the reference);
+- through the adapter protocol, against a fresh ``python -m conformance serve`` (the reference
+  as a ``cmd:`` adapter; start-up and hello are not counted).
+
+Prints the median of the repeats, the ratio to the target, and the share of the time spent
+generating examples (Hypothesis drawing and decoding) versus running them (the reference and
+the runtime, judged by the runner).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+from conformance._adapter import Adapter
+from conformance._fuzz.engine import FuzzResult, fuzz
+from conformance._protocol import SubprocessAdapter
+
+IN_PROCESS_TARGET = 300  # examples per second
+PROTOCOL_TARGET = 100
+SERVE = (sys.executable, "-m", "conformance", "serve")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "conformance"))
+from mini_runtime import MiniRuntime  # noqa: E402
+
+
+def _run(adapter: Adapter, examples: int) -> FuzzResult:
+    result = fuzz(adapter, examples_wanted=examples, seed=1)
+    assert result.finding is None, result.finding
+    assert result.tally.examples == examples, result.tally.examples
+    return result
+
+
+def _protocol(examples: int) -> FuzzResult:
+    adapter = SubprocessAdapter(SERVE)
+    adapter.capabilities()  # starts the process and says hello
+    try:
+        return _run(adapter, examples)
+    finally:
+        adapter.close()
+
+
+def _report(label: str, runs: list[FuzzResult], examples: int, target: int) -> None:
+    seconds = statistics.median(r.seconds for r in runs)
+    running = statistics.median(r.running / r.seconds for r in runs)
+    rate = examples / seconds
+    print(
+        f"{label:12} {rate:7,.0f} examples/s (median of {len(runs)}, {seconds:.2f} s for "
+        f"{examples}; target >= {target}, ratio {rate / target:.2f}); "
+        f"{1 - running:.0%} generating, {running:.0%} running"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--examples", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    fuzz(MiniRuntime(), examples_wanted=50, seed=2)  # warm-up: imports, strategy caches
+    in_process = [_run(MiniRuntime(), args.examples) for _ in range(args.repeat)]
+    _report("in process:", in_process, args.examples, IN_PROCESS_TARGET)
+    protocol = [_protocol(args.examples) for _ in range(args.repeat)]
+    _report("protocol:", protocol, args.examples, PROTOCOL_TARGET)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,378 @@
+"""The fuzzing loop: Hypothesis draws examples, the reference and the runtime run side by side.
+
+Hypothesis generates each example (a pack and a script, or a near-valid pack), the oracle
+writes down what the RFCs require of it, and the runner judges the runtime on it. The first
+divergence or fault is shrunk by Hypothesis to a minimal example.
+
+Runs are deterministic for a seed (given the same example database: earlier failures are tried
+first). A time limit is kept by running in rounds of at most :data:`ROUND` examples, each a
+Hypothesis run with a seed derived from the given one; once the time is up the remaining
+examples of the round are drawn but not run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis.errors import Flaky
+
+from conformance import strategies
+from conformance._adapter import Adapter
+from conformance._fuzz.judge import FuzzFinding, Verdict, judge
+from conformance._fuzz.oracle import Expected, expect_invalid, expect_run
+from conformance._runner import Runner
+
+AREAS = ("workflow", "loops", "compositions")
+"""The areas the fuzzer generates examples for."""
+PENDING = {"control": "RFC 0014", "state-agents": "RFC 0011"}
+"""Areas whose generators are not written yet."""
+BATCH = 6
+"""At most this many examples per Hypothesis test case (shrunk to the one that fails): what
+Hypothesis spends on a test case is several times what drawing one example costs."""
+ROUND = 40
+"""Test cases per Hypothesis run when a time limit is set (once the time is up, the rest of a
+round is drawn but not run)."""
+REPLAYS = 2
+"""How many more times a finding is run, to tell a divergence from a runtime that does not
+answer the same way twice (SEMANTICS R5)."""
+DEFAULT_DATABASE = Path(".ppconf") / "fuzz"
+MAX_STEPS = 20
+MAX_RUNS = 4
+"""Composition runs per example: each takes far longer than an event, and a fresh composition
+finds more than another run of the same one."""
+
+
+@dataclass(frozen=True)
+class Example:
+    """One generated example: a pack and its script, or a near-valid pack."""
+
+    area: str
+    pack: dict[str, Any]
+    script: tuple[dict[str, Any], ...] = ()
+    near_valid: strategies.NearValid | None = None
+
+
+def _workflow_packs(area: str) -> st.SearchStrategy[dict[str, Any]]:
+    if area == "workflow":  # RFC 0005: states, events, orchestration, terminal states
+        return strategies.packs(loops=False, redirects=False, budgets=False, artifacts=False)
+    if area == "loops":  # RFC 0009: loop guards, redirect chains, budgets, artifacts
+        return strategies.packs(orchestration=False)
+    return strategies.packs(workflow=False, compositions=True)
+
+
+@cache
+def examples(area: str) -> st.SearchStrategy[Example]:
+    """Examples of one area: three in four a valid pack with a script, one in four a pack
+    with one mutation that a validator must refuse (MUST rules only)."""
+    if area in PENDING:
+        raise NotImplementedError(
+            f"the fuzzer does not generate {area} ({PENDING[area]}) examples yet: its "
+            "behaviour is being added to the reference; fuzz workflow, loops or compositions"
+        )
+    packs = _workflow_packs(area)
+    broken = strategies.near_valid_packs(areas=(area,), requirements=("MUST",))
+
+    @st.composite
+    def draw(draw: st.DrawFn) -> Example:
+        if draw(st.sampled_from((False, False, False, True))):
+            near = draw(broken)
+            return Example(area, near.pack, near_valid=near)
+        pack = draw(packs)
+        steps = MAX_RUNS if area == "compositions" else MAX_STEPS
+        script = draw(strategies.scripts(pack, max_steps=steps, snapshots=False))
+        return Example(area, pack, tuple(script))
+
+    return draw()
+
+
+def expect(example: Example) -> Expected:
+    """What the RFCs require of a runtime on ``example`` (the reference as oracle)."""
+    if example.near_valid is not None:
+        return expect_invalid(example.area, example.pack, example.near_valid.mutation.case)
+    return expect_run(example.area, example.pack, list(example.script))
+
+
+# -- the run ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """What the examples run so far exercised."""
+
+    examples: int = 0
+    by_area: Counter[str] = field(default_factory=Counter)
+    states: Counter[int] = field(default_factory=Counter)
+    steps: Counter[int] = field(default_factory=Counter)
+    exercised: Counter[str] = field(default_factory=Counter)
+    unsupported: int = 0
+    unsupported_reason: str = ""
+
+    def add(self, expected: Expected, verdict: Verdict) -> None:
+        self.examples += 1
+        self.by_area[expected.area] += 1
+        workflow = expected.pack.get("workflow")
+        if expected.valid and isinstance(workflow, dict):
+            self.states[len(workflow.get("states") or {})] += 1
+        if expected.valid:
+            self.steps[len(expected.steps)] += 1
+        self.exercised.update(expected.exercised)
+        if verdict.unsupported:
+            self.unsupported += 1
+            self.unsupported_reason = self.unsupported_reason or verdict.unsupported
+
+
+@dataclass
+class FuzzResult:
+    """The outcome of :func:`fuzz`.
+
+    Attributes:
+        areas: the areas fuzzed.
+        seed: the seed of the first round.
+        tally: what the examples run before the first finding exercised.
+        finding: the minimal divergence or fault, if any.
+        found_after: examples run until the first finding (0 if none).
+        shrink_runs: examples run while shrinking it.
+        seconds: wall time; ``running``: the part of it spent running examples (the reference
+            and the runtime); the rest went to generating them.
+    """
+
+    areas: tuple[str, ...]
+    seed: int
+    tally: Tally = field(default_factory=Tally)
+    finding: FuzzFinding | None = None
+    found_after: int = 0
+    shrink_runs: int = 0
+    seconds: float = 0.0
+    running: float = 0.0
+
+
+class _Found(Exception):
+    """Raised inside the Hypothesis test so that Hypothesis shrinks the example."""
+
+    def __init__(self, finding: FuzzFinding) -> None:
+        super().__init__(f"{finding.kind}: {finding.message}")
+        self.finding = finding
+
+
+class _Namespaced(ExampleDatabase):
+    """Another example database with every key prefixed, so that each area set keeps its own
+    saved failures (an example of one area replayed as another would be thrown away)."""
+
+    def __init__(self, inner: ExampleDatabase, prefix: bytes) -> None:
+        super().__init__()
+        self.inner = inner
+        self.prefix = prefix
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        return self.inner.fetch(self.prefix + key)
+
+    def save(self, key: bytes, value: bytes) -> None:
+        self.inner.save(self.prefix + key, value)
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        self.inner.delete(self.prefix + key, value)
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        self.inner.move(self.prefix + src, self.prefix + dest, value)
+
+
+def database_at(path: str | Path) -> ExampleDatabase:
+    """A directory example database (created on first save)."""
+    return DirectoryBasedExampleDatabase(str(path))
+
+
+def fuzz(
+    adapter: Adapter,
+    *,
+    areas: Sequence[str] = AREAS,
+    examples_wanted: int | None = 1000,
+    seed: int = 0,
+    max_time: float | None = None,
+    database: ExampleDatabase | None = None,
+    timeout: float | None = None,
+) -> FuzzResult:
+    """Fuzz ``adapter`` against the reference until a divergence or fault, or the budget.
+
+    Arguments:
+        adapter: the runtime under test.
+        areas: which areas' examples to draw (each example belongs to one).
+        examples_wanted: how many examples (``None``: until ``max_time``).
+        seed: the seed; the same seed draws the same examples.
+        max_time: stop after about this many seconds.
+        database: where Hypothesis keeps failing examples to try first next time (``None``:
+            none).
+        timeout: seconds each example part may take on an in-process adapter (``None``: no
+            limit, and no thread switch per part; a ``cmd:`` adapter times out each request
+            itself).
+
+    Raises:
+        ValueError: neither ``examples_wanted`` nor ``max_time``.
+        NotImplementedError: an area whose generators are not written yet.
+    """
+    if examples_wanted is None and max_time is None:
+        raise ValueError("fuzz() needs examples_wanted or max_time")
+    areas = tuple(areas)
+    one = st.sampled_from(areas).flatmap(examples) if len(areas) > 1 else examples(areas[0])
+    strategy = st.lists(one, min_size=1, max_size=BATCH)
+    runner = Runner(adapter, timeout=timeout)
+    result = FuzzResult(areas, seed)
+    started = time.perf_counter()
+    deadline = None if max_time is None else started + max_time
+    keyed = None if database is None else _Namespaced(database, _prefix(areas))
+    rounds = 0
+    while result.finding is None:
+        done = result.tally.examples
+        left = None if examples_wanted is None else examples_wanted - done
+        if (left is not None and left <= 0) or (deadline and time.perf_counter() >= deadline):
+            break
+        # A round asks for as many test cases as would hold the examples left if each held
+        # BATCH; most hold fewer, so rounds follow until the count is reached.
+        size = ROUND if left is None else max(1, -(-left // BATCH))
+        if deadline is not None:
+            size = min(size, ROUND)
+        _round(
+            runner,
+            strategy,
+            result,
+            wanted=examples_wanted,
+            size=size,
+            round_seed=_round_seed(seed, rounds),
+            database=keyed,
+            deadline=deadline,
+        )
+        rounds += 1
+        if result.tally.examples == done and result.finding is None:
+            break  # nothing ran: the deadline passed while drawing
+    if result.finding is not None and result.finding.kind == "divergence":
+        result.finding = _replayed(runner, result.finding)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _replayed(runner: Runner, finding: FuzzFinding) -> FuzzFinding:
+    """The finding, or a fault if running its example again does not end the same way."""
+    for _ in range(REPLAYS):
+        again = judge(runner, finding.expected).finding
+        if again is None or (again.step, again.message) != (finding.step, finding.message):
+            return _flaky_finding(finding, "nothing wrong" if again is None else again.message)
+    return finding
+
+
+def _round(
+    runner: Runner,
+    strategy: st.SearchStrategy[list[Example]],
+    result: FuzzResult,
+    *,
+    wanted: int | None,
+    size: int,
+    round_seed: int,
+    database: ExampleDatabase | None,
+    deadline: float | None,
+) -> None:
+    tally = result.tally
+    passed: set[str] = set()
+    """While shrinking, the examples that passed: Hypothesis tries many batches that differ
+    from the failing one in one example only, and the others need not run again."""
+
+    def run(batch: list[Example]) -> None:
+        for example in batch:
+            if not result.found_after and (
+                (wanted is not None and tally.examples >= wanted)
+                or (deadline is not None and time.perf_counter() >= deadline)
+            ):
+                return  # enough: let Hypothesis draw the rest of the round without running it
+            key = _key(example) if result.found_after else ""
+            if key in passed:
+                continue
+            start = time.perf_counter()
+            expected = expect(example)
+            verdict = judge(runner, expected)
+            result.running += time.perf_counter() - start
+            if result.found_after:
+                result.shrink_runs += 1
+            else:
+                tally.add(expected, verdict)
+            if verdict.finding is not None:
+                if not result.found_after:
+                    result.found_after = tally.examples
+                raise _Found(verdict.finding)
+            if key:
+                passed.add(key)
+
+    # @seed also turns the example database off; settings applied after it turn it back on,
+    # so a seeded run still tries the failures saved before first.
+    test = settings(
+        max_examples=size,
+        database=database,
+        deadline=None,
+        derandomize=False,
+        report_multiple_bugs=False,
+        verbosity=Verbosity.quiet,
+        phases=(Phase.reuse, Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+    )(hypothesis_seed(round_seed)(given(strategy)(run)))
+    try:
+        test()
+    except _Found as found:
+        result.finding = found.finding
+    except Flaky as flaky:
+        result.finding = _flaky(result, flaky)
+
+
+def _flaky(result: FuzzResult, error: Flaky) -> FuzzFinding:
+    """Hypothesis saw a failure it could not reproduce: the runtime is not deterministic."""
+    found = _found_in(error)
+    if found is None:
+        raise error  # not the runtime's doing: the kit's generators are not deterministic
+    return _flaky_finding(found.finding, "something else")
+
+
+def _flaky_finding(finding: FuzzFinding, then: str) -> FuzzFinding:
+    return FuzzFinding(
+        kind="fault",
+        expected=finding.expected,
+        part=finding.part,
+        message="the runtime did not answer the same way when the example was run again "
+        f"(flaky, SEMANTICS R5): first {finding.message}; then {then}",
+        step=finding.step,
+        field=finding.field,
+        rule=finding.rule,
+    )
+
+
+def _found_in(error: BaseException) -> _Found | None:
+    if isinstance(error, _Found):
+        return error
+    for inner in getattr(error, "exceptions", ()):
+        found = _found_in(inner)
+        if found is not None:
+            return found
+    return None
+
+
+def _key(example: Example) -> str:
+    mutation = example.near_valid.mutation.name if example.near_valid is not None else ""
+    return json.dumps([example.area, mutation, example.pack, example.script], sort_keys=True)
+
+
+def _round_seed(seed: int, index: int) -> int:
+    if index == 0:
+        return seed
+    digest = hashlib.sha256(f"{seed}/{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def _prefix(areas: Sequence[str]) -> bytes:
+    return ("ppconf-fuzz/" + "+".join(areas) + "/").encode()

@@ -1,0 +1,534 @@
+"""What the RFCs require of a runtime on one generated example, written as case data.
+
+The reference runs the example. Each step's expectation keeps only what RFC text makes MUST
+(SEMANTICS section 0, R1), with the alternatives the catalog's MUST cases accept:
+
+- a step whose outcome the RFCs leave open is left out of the script, on both sides: an agent
+  event in an ``external`` state (refusing it is SHOULD), a host event in an explicitly
+  ``internal`` state (MAY, X13), an artifact write the current state does not declare or after
+  the workflow may have ended (X11, MAY), tool calls and clock advances once the session may
+  have ended, ``snapshot_restore`` (X15, SHOULD), ``run_state`` (C11, MAY);
+- a step after which the RFCs allow different futures ends the script: entering a state that
+  is terminal only by having no ``on_event`` (only ``terminal: true`` completes a workflow at
+  MUST), a redirect chain that returns to a state already tried (the status is left open), a
+  budget reached by an event no state-declared (the order of those checks is SHOULD);
+- the status may be ``active`` or ``budget_exhausted`` once a tool-call or wall-time limit is
+  reached (R4), and ``completed`` or ``budget_exhausted`` in a terminal state past a limit;
+- ``append`` artifacts hold every written part in order (the joined text is SHOULD);
+- a composition run is judged on its status, and on its output where the composition names
+  ``output``: ``append`` as a multiset, ``replace`` as any one branch output, ``barrier`` by
+  branch id (C3, C10).
+
+Every expectation carries the catalog case that pins its rule, so a divergence can quote the
+RFC sentence it breaks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import reference
+
+# The catalog's MUST cases that pin each rule the oracle asserts (their `spec` quotes the RFC).
+RULE_EVENT = "workflow.execution.event-per-state"
+RULE_AGENT_EVENT = {
+    None: "workflow.orchestration.default-internal",
+    "internal": "workflow.orchestration.internal-agent-event",
+    "hybrid": "workflow.orchestration.hybrid-agent-event",
+}
+RULE_HOST_EVENT = {
+    "external": "workflow.orchestration.external-host-event",
+    "hybrid": "workflow.orchestration.hybrid-host-event",
+}
+RULE_REDIRECT = "loops.max-visits.redirect-chain"
+RULE_UNKNOWN_EVENT = "workflow.execution.unknown-event-mid-run"
+RULE_TERMINAL = "loops.terminal.accepts-no-events"
+RULE_NO_REDIRECT = "loops.max-visits.without-on-max-visits"
+RULE_CHAIN_END = "loops.max-visits.chain-end-without-on-max-visits"
+RULE_CHAIN_CYCLE = "loops.max-visits.chain-returns-to-tried-state"
+RULE_BUDGET = {
+    "max_total_visits": "loops.budget.max-total-visits-boundary",
+    "max_tool_calls": "loops.budget.max-tool-calls-boundary",
+    "max_wall_time_sec": "loops.budget.max-wall-time-boundary",
+}
+RULE_BUDGET_ORDER = "loops.budget.before-loop-guard"
+RULE_VISITS = "workflow.execution.visit-counts-run"
+RULE_ENTRY_VISIT = "workflow.execution.start-entry-counts-as-visit"
+RULE_START = "workflow.execution.start-at-entry"
+RULE_HISTORY = "workflow.execution.history-in-order"
+RULE_ARTIFACTS = "loops.artifacts.replace-vs-append"
+RULE_VALID = {
+    "workflow": "workflow.validation.cycle-not-an-error",
+    "loops": "loops.version-1.valid",
+    "compositions": "compositions.validation.rfc0010-example1",
+}
+RULE_COMPOSITION = {
+    "order": "compositions.execution.order-array",
+    "branch": "compositions.execution.branch-then-taken",
+    "step-fails": "compositions.tool.error-fails-step",
+    "retry-exhausted": "compositions.execution.retry-exhausted",
+    "retry-succeeds": "compositions.execution.retry-succeeds-on-last-attempt",
+    "parallel-fails": "compositions.execution.parallel-branch-failure",
+    "output": "compositions.execution.output-named-step",
+    "append": "compositions.execution.parallel-append",
+    "replace": "compositions.execution.parallel-replace",
+    "barrier": "compositions.execution.parallel-barrier",
+}
+RULES = (
+    RULE_EVENT,
+    *RULE_AGENT_EVENT.values(),
+    *RULE_HOST_EVENT.values(),
+    RULE_REDIRECT,
+    RULE_UNKNOWN_EVENT,
+    RULE_TERMINAL,
+    RULE_NO_REDIRECT,
+    RULE_CHAIN_END,
+    RULE_CHAIN_CYCLE,
+    *RULE_BUDGET.values(),
+    RULE_BUDGET_ORDER,
+    RULE_VISITS,
+    RULE_ENTRY_VISIT,
+    RULE_START,
+    RULE_HISTORY,
+    RULE_ARTIFACTS,
+    *RULE_VALID.values(),
+    *RULE_COMPOSITION.values(),
+)
+"""Every catalog case the oracle cites (a test checks each is a MUST case with a quote)."""
+
+_EITHER_ENDED = {"$one_of": ["active", "budget_exhausted"]}
+_BUDGET_LIMITS = ("max_total_visits", "max_tool_calls", "max_wall_time_sec")
+
+Rules = dict[str, str]
+"""Observation key (``outcome`` for acceptance or refusal, ``status``, ``visit_counts``,
+``visit_counts.<entry>``, ``composition.output`` ...) -> the catalog case that pins it."""
+
+
+@dataclass
+class Expected:
+    """A generated example as the case the reference says a runtime must pass.
+
+    Attributes:
+        area: the area of the example.
+        pack: the pack.
+        valid: whether a validator must find the pack valid.
+        validity_rule: the catalog case pinning that verdict.
+        steps: the compared steps, in the case-file format, each with its ``expect``.
+        step_rules: for each step, which catalog case pins each observation.
+        final: what the session must show at the end (``None`` without a session).
+        final_rules: as ``step_rules``, for ``final``.
+        left_out: script steps left out because the RFCs leave their outcome open.
+        exercised: what the example touched, for the run's summary.
+    """
+
+    area: str
+    pack: dict[str, Any]
+    valid: bool
+    validity_rule: str
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    step_rules: list[Rules] = field(default_factory=list)
+    final: dict[str, Any] | None = None
+    final_rules: Rules = field(default_factory=dict)
+    left_out: int = 0
+    exercised: Counter[str] = field(default_factory=Counter)
+
+    def rule_at(self, step: int | None, observation: str | None) -> str:
+        """The catalog case behind the observation ``observation`` (a mismatch path such as
+        ``visit_counts.start``, or ``None`` for acceptance or refusal) of step ``step``
+        (1-based; one past the last: ``final``; ``None``: the validity verdict)."""
+        if step is None:
+            return self.validity_rule
+        rules = self.step_rules[step - 1] if step <= len(self.steps) else self.final_rules
+        if observation is not None:
+            # The most precise key first: visit_counts.start, then visit_counts.
+            key = observation.split("[")[0]
+            while key:
+                if key in rules:
+                    return rules[key]
+                key = key.rpartition(".")[0]
+        return rules.get("outcome") or next(iter(rules.values()), self.validity_rule)
+
+
+def expect_invalid(area: str, pack: dict[str, Any], rule: str) -> Expected:
+    """A near-valid pack: a validator must find it invalid (the rule is MUST)."""
+    expected = Expected(area, pack, valid=False, validity_rule=rule)
+    expected.exercised["near-valid packs"] += 1
+    return expected
+
+
+def expect_run(area: str, pack: dict[str, Any], script: list[dict[str, Any]]) -> Expected:
+    """Run ``script`` on the reference and write down what a runtime must do.
+
+    Raises:
+        reference.PackInvalidError, reference.CompositionRunError: the pack or a composition
+            run is not valid, which a generator must never produce (a bug of the kit).
+    """
+    expected = Expected(area, pack, valid=True, validity_rule=RULE_VALID[area])
+    walk = _Walk(pack, expected) if isinstance(pack.get("workflow"), Mapping) else None
+    for step in script:
+        if walk is not None and walk.ended:
+            break
+        kind = next(iter(step))
+        if kind == "run_composition":
+            found = _composition_step(pack, step["run_composition"], expected.exercised)
+        elif walk is not None and kind in _Walk.HANDLED:
+            found = walk.step(kind, step)
+        else:
+            found = None
+        if found is None:
+            expected.left_out += 1
+            continue
+        expected.steps.append(found[0])
+        expected.step_rules.append(found[1])
+    if walk is not None:
+        expected.final, expected.final_rules = walk.final()
+    return expected
+
+
+class _Walk:
+    """A reference session walked step by step, with the expectations it gives."""
+
+    HANDLED = ("event", "set_artifact", "tool_calls", "advance_clock")
+
+    def __init__(self, pack: Mapping[str, Any], expected: Expected) -> None:
+        workflow = reference.compile_workflow(pack)
+        self.workflow = workflow
+        self.raw: Mapping[str, Any] = pack["workflow"]["states"]
+        self.clock = reference.ManualClock()
+        self.session = reference.start_session(workflow, clock=self.clock)
+        self.exercised = expected.exercised
+        self.entry = workflow.entry
+        self.ended = self._dead_end(workflow.entry)
+        self.status: Any = None if self.ended else self._status()
+        self.status_rule = RULE_TERMINAL if self.status == "completed" else RULE_START
+        # Artifact name -> (whether the value is exact, the parts written since the last
+        # replace): MUST is "every part present, in order" for append (X10's join is SHOULD).
+        self.artifacts: dict[str, tuple[bool, list[str]]] = {}
+        self.exercised["states"] += len(workflow.states)
+        self.exercised["sessions"] += 1
+
+    # -- what is certain ---------------------------------------------------------------------
+
+    def _dead_end(self, name: str) -> bool:
+        """Terminal only by the v1.3 convention (no ``on_event``): completing there is MAY."""
+        raw = self.raw[name]
+        return raw.get("terminal") is not True and not raw.get("on_event")
+
+    def _reached(self, limits: tuple[str, ...]) -> bool:
+        budget = self.workflow.budget
+        if not budget.is_set:
+            return False
+        data = self.session.state()
+        counts = {
+            "max_total_visits": sum(data["visit_counts"].values()),
+            "max_tool_calls": data["tool_calls"],
+            "max_wall_time_sec": data["elapsed_sec"],
+        }
+        return any(
+            getattr(budget, limit) is not None and counts[limit] >= getattr(budget, limit)
+            for limit in limits
+        )
+
+    def _may_have_ended(self) -> bool:
+        """R4: once a tool-call or wall-time limit is reached, the workflow may end at once."""
+        return self._reached(_BUDGET_LIMITS[1:])
+
+    def _status(self) -> Any:
+        status = self.session.status
+        if status == "active" and self._may_have_ended():
+            return _EITHER_ENDED
+        if status == "completed" and self._reached(_BUDGET_LIMITS):
+            # Past a limit in a terminal state: the RFC says neither which wins (MAY case
+            # loops.budget.terminal-state-first).
+            return {"$one_of": ["completed", "budget_exhausted"]}
+        return status
+
+    def _observed(self) -> dict[str, Any]:
+        return {
+            "state": self.session.current_state,
+            "visit_counts": self.session.state()["visit_counts"],
+        }
+
+    def _visit_rules(self, rules: Rules) -> Rules:
+        rules.setdefault("visit_counts", RULE_VISITS)
+        rules[f"visit_counts.{self.entry}"] = RULE_ENTRY_VISIT
+        return rules
+
+    # -- steps -------------------------------------------------------------------------------
+
+    def step(self, kind: str, step: Mapping[str, Any]) -> tuple[dict[str, Any], Rules] | None:
+        if kind == "event":
+            return self._event(step["event"], step.get("source", "host"))
+        if kind == "set_artifact":
+            return self._artifact(step["set_artifact"]["name"], step["set_artifact"]["value"])
+        return self._budget_input(kind, step[kind])
+
+    def _event(self, event: str, source: str) -> tuple[dict[str, Any], Rules] | None:
+        current = self.session.current_state
+        orchestration = self.raw[current].get("orchestration")
+        if orchestration == "composition":
+            return None
+        if source == "agent" and orchestration == "external":
+            self.exercised["left out: agent event in an external state"] += 1
+            return None
+        if source == "host" and orchestration == "internal":
+            self.exercised["left out: host event in an internal state"] += 1
+            return None
+        was = self.session.status
+        target = self.workflow.states[current].on_event.get(event)
+        written: dict[str, Any] = {"event": event}
+        if source == "agent":
+            written["source"] = "agent"
+            self.exercised["agent events"] += 1
+        try:
+            transition = self.session.send(event, source)  # type: ignore[arg-type]
+        except reference.Rejection as rejection:
+            found = self._refused(rejection, event, current, was, target)
+            if found is None:
+                return None
+            expect, rules = found
+            self.exercised[f"refused: {rejection.code}"] += 1
+        else:
+            entered = transition.to_state
+            seen: dict[str, Any] = {"from": current, "to": entered, "event": event}
+            seen["redirected"] = transition.redirected
+            if transition.redirected:
+                seen["original_target"] = transition.original_target
+                self.exercised["redirects"] += 1
+            self.exercised["transitions"] += 1
+            outcome = (
+                RULE_REDIRECT
+                if transition.redirected
+                else RULE_AGENT_EVENT.get(orchestration, RULE_EVENT)
+                if source == "agent"
+                else RULE_HOST_EVENT.get(orchestration, RULE_EVENT)
+            )
+            expect = {"transition": seen, **self._observed()}
+            rules = {"outcome": outcome}
+            if self._dead_end(entered):
+                self.exercised["ended: state without on_event"] += 1
+                self.ended, self.status = True, None
+            else:
+                self.status = self._status()
+                expect["status"] = self.status
+                if self.status == "completed":
+                    self.exercised["completed"] += 1
+                    self.status_rule = RULE_TERMINAL
+                elif self._reached(_BUDGET_LIMITS[:1]):
+                    self.status_rule = RULE_BUDGET["max_total_visits"]
+                else:
+                    self.status_rule = outcome
+                rules["status"] = self.status_rule
+        written["expect"] = expect
+        return written, self._visit_rules(rules)
+
+    def _refused(
+        self, rejection: reference.Rejection, event: str, current: str, was: str, target: Any
+    ) -> tuple[dict[str, Any], Rules] | None:
+        code = rejection.code
+        expect: dict[str, Any] = {}
+        if code == "terminal-state":
+            codes = ["terminal-state", "unknown-event"]
+            if self._reached(_BUDGET_LIMITS):
+                codes.append("budget-exhausted")
+            rule = RULE_TERMINAL
+        elif code == "budget-exhausted" and was == "budget_exhausted":
+            codes = [code]
+            limit = self.session.state()["exhausted_by"]
+            rule = RULE_BUDGET[limit] if limit else RULE_NO_REDIRECT
+        elif code == "budget-exhausted":
+            codes = [code]
+            rule = RULE_BUDGET.get(rejection.limit or "", RULE_BUDGET_ORDER)
+            if target is None:
+                # The limit and the unknown event: which is checked first is SHOULD (X4), and
+                # with it whether the workflow ends now.
+                codes.append("unknown-event")
+                self.ended = True
+        elif code == "unknown-event":
+            codes, rule = [code], RULE_UNKNOWN_EVENT
+        elif code == "max-visits-exceeded":
+            ending, redirects = self._chain(target)
+            if ending == "cycle":
+                # RFC 0009 does not say whether a forced exit that never exits ends the
+                # workflow: the status is open, and so is everything after.
+                codes, rule = [code], RULE_CHAIN_CYCLE
+                self.ended = True
+            else:
+                codes = [code, "budget-exhausted"]
+                rule = RULE_CHAIN_END if redirects else RULE_NO_REDIRECT
+        else:
+            return None  # event-source-not-allowed: agent events in external states are left out
+        expect["rejection"] = codes[0] if len(codes) == 1 else codes
+        expect.update(self._observed())
+        self.status = None if self.ended else self._status()
+        self.status_rule = rule
+        if self.status is not None:
+            expect["status"] = self.status
+        return expect, {"outcome": rule, "status": rule, "state": rule}
+
+    def _chain(self, target: str) -> tuple[str, int]:
+        """How the loop guard refused an event into ``target``: ``("end", redirects)`` at a
+        state at its limit without ``on_max_visits``, or ``("cycle", redirects)`` when the
+        chain came back to a state already tried (every state on it is at its limit)."""
+        tried: list[str] = []
+        name = target
+        while True:
+            tried.append(name)
+            redirect = self.workflow.states[name].on_max_visits
+            if redirect is None:
+                return "end", len(tried) - 1
+            if redirect in tried:
+                return "cycle", len(tried) - 1
+            name = redirect
+
+    def _artifact(self, name: str, value: str) -> tuple[dict[str, Any], Rules] | None:
+        current = self.session.current_state
+        declared = (self.raw[current].get("artifacts") or {}).get(name)
+        if self.session.status != "active" or self._may_have_ended() or declared is None:
+            self.exercised["left out: artifact write the RFCs leave open"] += 1
+            return None
+        self.session.set_artifact(name, value)
+        mode = declared.get("mode", "replace")
+        self.exercised[f"artifact writes ({mode})"] += 1
+        parts = self.artifacts.get(name, (True, []))[1]
+        if mode == "append":
+            self.artifacts[name] = (False, [*parts, value])
+        else:
+            self.artifacts[name] = (True, [value])
+        expect = {"artifacts": {"$subset": self._artifact_values()}}
+        return {"set_artifact": {"name": name, "value": value}, "expect": expect}, {
+            "outcome": RULE_ARTIFACTS,
+            "artifacts": RULE_ARTIFACTS,
+        }
+
+    def _artifact_values(self) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        for name, (exact, parts) in sorted(self.artifacts.items()):
+            if exact:
+                values[name] = parts[0]
+            else:
+                values[name] = {"$contains_in_order": [part for part in parts if part]}
+        return values
+
+    def _budget_input(self, kind: str, amount: Any) -> tuple[dict[str, Any], Rules] | None:
+        if self.session.status != "active" or self._may_have_ended():
+            return None  # the workflow may have ended: what tool calls do then is not pinned
+        if kind == "tool_calls":
+            self.session.record_tool_calls(amount)
+            rule = RULE_BUDGET["max_tool_calls"]
+        else:
+            self.clock.advance(amount)
+            rule = RULE_BUDGET["max_wall_time_sec"]
+        self.exercised[kind.replace("_", " ")] += 1
+        self.status = self._status()
+        self.status_rule = rule
+        expect = {"state": self.session.current_state, "status": self.status}
+        return {kind: amount, "expect": expect}, {"outcome": rule, "status": rule}
+
+    def final(self) -> tuple[dict[str, Any], Rules]:
+        """What the session must show at the end of the compared steps."""
+        data = self.session.state()
+        final: dict[str, Any] = {"state": data["current_state"]}
+        if self.status is not None:
+            final["status"] = self.status
+        final["visit_counts"] = data["visit_counts"]
+        final["history"] = data["history"]
+        if self.artifacts:
+            final["artifacts"] = {"$subset": self._artifact_values()}
+        rules = {
+            "outcome": RULE_EVENT,
+            "state": RULE_EVENT,
+            "status": self.status_rule,
+            "history": RULE_HISTORY,
+            "artifacts": RULE_ARTIFACTS,
+        }
+        return final, self._visit_rules(rules)
+
+
+# -- compositions -----------------------------------------------------------------------------
+
+
+def _composition_step(
+    pack: Mapping[str, Any], run: Mapping[str, Any], exercised: Counter[str]
+) -> tuple[dict[str, Any], Rules] | None:
+    name = run["name"]
+    composition = pack["compositions"][name]
+    result = reference.run_composition(pack, name, run["input"], run["mocks"]).to_dict()
+    status = result["status"]
+    exercised[f"composition runs ({status})"] += 1
+    wanted: dict[str, Any] = {"status": status}
+    rules: Rules = {"outcome": RULE_COMPOSITION["order"]}
+    steps = _steps_by_id(composition)
+    traces = _traces_by_id(result["trace"])
+    kinds = {step["kind"] for step in steps.values()}
+    for kind in ("branch", "parallel"):
+        if kind in kinds:
+            exercised[f"composition {kind} steps"] += 1
+    if status == "failed":
+        error = result["error"] or {}
+        if error.get("code") == "composition-no-output":
+            return None  # the named step was skipped: what then is SHOULD (C10)
+        failing = steps.get(error.get("step") or "", {})
+        rules["composition.status"] = RULE_COMPOSITION[
+            "parallel-fails"
+            if failing.get("kind") == "parallel"
+            else "retry-exhausted"
+            if _attempts(failing) > 1
+            else "step-fails"
+        ]
+    else:
+        retried = any(t.get("attempts", 1) > 1 for t in traces.values())
+        rules["composition.status"] = RULE_COMPOSITION[
+            "retry-succeeds" if retried else "branch" if "branch" in kinds else "order"
+        ]
+        named = composition.get("output")
+        if named is not None:
+            trace = traces.get(named, {})
+            if trace.get("status") != "completed":
+                return None  # the named step was skipped: SHOULD (C10)
+            wanted["output"], rule = _output(steps[named], trace)
+            rules["composition.output"] = RULE_COMPOSITION[rule]
+    written = {
+        "run_composition": {"name": name, "input": run["input"], "mocks": run["mocks"]},
+        "expect": {"composition": {"$subset": wanted}},
+    }
+    return written, rules
+
+
+def _output(step: Mapping[str, Any], trace: Mapping[str, Any]) -> tuple[Any, str]:
+    """The output a named step must have given, and the rule that pins it."""
+    if step["kind"] != "parallel":
+        return trace["output"], "output"
+    reduce = step["reduce"]
+    into, strategy = reduce["into"], reduce["strategy"]
+    members = [m for m in trace.get("members", []) if m.get("status") == "completed"]
+    if strategy == "append":
+        return {into: {"$unordered": [m["output"] for m in members]}}, strategy
+    if strategy == "replace":
+        return {into: {"$one_of": [m["output"] for m in members]}}, strategy
+    return {into: {m["step"]: m["output"] for m in members}}, strategy
+
+
+def _attempts(step: Mapping[str, Any]) -> int:
+    return int(((step.get("modifiers") or {}).get("retry") or {}).get("max_attempts", 1))
+
+
+def _steps_by_id(composition: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    found: dict[str, Mapping[str, Any]] = {}
+    for step in composition.get("steps") or []:
+        found[step["id"]] = step
+        for member in step.get("branches") or []:
+            found[member["id"]] = member
+    return found
+
+
+def _traces_by_id(trace: list[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    found: dict[str, Mapping[str, Any]] = {}
+    for entry in trace:
+        found[entry["step"]] = entry
+        for member in entry.get("members") or []:
+            found[member["step"]] = member
+    return found

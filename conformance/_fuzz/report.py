@@ -1,0 +1,258 @@
+"""Showing what the fuzzer found: the minimal example as a short diff, and as a case file.
+
+An exported case is an ordinary catalog case (``schema/case.schema.json``): its id is
+``<area>.fuzz.<hash>`` (case ids start with their area), its requirement MUST, and its
+``spec`` copies the entries of the catalog's MUST case for the rule involved, quotes included.
+It passes on the reference and fails on the runtime it was found on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from conformance._cases import Case, load_case, load_catalog
+from conformance._contract import AREA_RFC
+from conformance._errors import CaseError
+from conformance._fuzz.judge import FuzzFinding, case_body
+from conformance._resources import catalog_root
+
+if TYPE_CHECKING:
+    from conformance._fuzz.engine import FuzzResult
+
+
+@cache
+def rule_case(case_id: str) -> Case:
+    """The built-in catalog case ``case_id`` (read from its file, else found in the catalog).
+
+    Raises:
+        KeyError: no such case.
+    """
+    area, _, rest = case_id.partition(".")
+    path = catalog_root() / area / (rest.replace(".", "-") + ".yaml")
+    try:
+        case = load_case(path, catalog_root())
+    except CaseError:
+        case = None
+    if case is not None and case.id == case_id:
+        return case
+    found = load_catalog().get(case_id)
+    if found is None:
+        raise KeyError(f"no catalog case {case_id!r}")
+    return found
+
+
+def quote(case: Case) -> str:
+    """The first RFC or schema quote of a case, on one line."""
+    for entry in case.spec:
+        if entry.get("quote"):
+            return " ".join(str(entry["quote"]).split())
+    return ""
+
+
+def case_document(finding: FuzzFinding, adapter: str, seed: int) -> dict[str, Any]:
+    """The case file a finding gives, as data in the catalog's field order."""
+    expected = finding.expected
+    body = case_body(expected)
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:8]
+    rule = rule_case(finding.rule)
+    where = f"step {finding.step}" if finding.step else "validation"
+    if finding.step is not None and finding.step > len(expected.steps):
+        where = "the end of the script"
+    notes = (
+        f"Found by `ppconf fuzz --adapter {adapter} --seed {seed}` and shrunk by Hypothesis: "
+        f"the reference and {adapter} differ at {where} ({finding.message}). What the case "
+        f"asserts is what the RFCs require (SEMANTICS R1); the rule is the one of {rule.id}. "
+        "Re-run it with `ppconf run --catalog DIR`."
+    )
+    return {
+        "id": f"{expected.area}.fuzz.{digest}",
+        "description": f"A generated {expected.area} example ({digest}) on which {adapter} "
+        f"diverged from the reference at {where}",
+        "area": expected.area,
+        "level": rule.level,
+        "requirement": "MUST",
+        "spec": [dict(entry) for entry in rule.spec],
+        "spec_versions": list(rule.spec_versions),
+        "rules": list(rule.rules),
+        "notes": notes,
+        **body,
+    }
+
+
+def case_yaml(document: dict[str, Any]) -> str:
+    """A case document as YAML, leaf mappings and lists in flow style as the catalog writes
+    them (``spec`` entries in block style, so their quotes read as text)."""
+    return "".join(
+        yaml.safe_dump(
+            {key: value},
+            sort_keys=False,
+            default_flow_style=None if isinstance(value, dict | list) and key != "spec" else False,
+            width=100,
+            allow_unicode=True,
+        )
+        for key, value in document.items()
+    )
+
+
+def export(finding: FuzzFinding, directory: str | Path, adapter: str, seed: int) -> Path:
+    """Write the finding's case to ``directory/<area>/<id>.yaml``; return the path."""
+    document = case_document(finding, adapter, seed)
+    area: str = document["area"]
+    case_id: str = document["id"]
+    folder = Path(directory) / area
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / (case_id.replace(".", "-") + ".yaml")
+    path.write_text(case_yaml(document), encoding="utf-8")
+    return path
+
+
+# -- text -------------------------------------------------------------------------------------
+
+
+def describe_step(step: dict[str, Any]) -> str:
+    """A script step in a few words, e.g. ``event Go (agent)``."""
+    kind = next(k for k in step if k != "expect")
+    value = step[kind]
+    if kind == "event":
+        return f"event {value}" + (" (agent)" if step.get("source") == "agent" else "")
+    if kind == "set_artifact":
+        return f"set_artifact {value['name']} = {value['value']!r}"
+    if kind == "run_composition":
+        return f"run_composition {value['name']} input {_flow(value['input'])}"
+    return f"{kind} {value}"
+
+
+def _flow(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def _did(expect: dict[str, Any]) -> str:
+    """What the reference did on a step, from its expectation."""
+    if "rejection" in expect:
+        codes = expect["rejection"]
+        return "refused: " + (" or ".join(codes) if isinstance(codes, list) else codes)
+    if "transition" in expect:
+        seen = expect["transition"]
+        text = f"-> {seen['to']}"
+        if seen.get("redirected"):
+            text += f" (redirected from {seen['original_target']})"
+        return text
+    if "composition" in expect:
+        wanted = expect["composition"]["$subset"]
+        return str(wanted["status"]) + (
+            f", output {_flow(wanted['output'])}" if "output" in wanted else ""
+        )
+    if "status" in expect:
+        return f"status {_flow(expect['status'])}"
+    if "artifacts" in expect:
+        return f"artifacts {_flow(expect['artifacts']['$subset'])}"
+    return ""
+
+
+def render_finding(finding: FuzzFinding, *, found_after: int, shrink_runs: int) -> str:
+    """The minimal example and where the runtime leaves the RFC, as a short diff."""
+    expected = finding.expected
+    lines = []
+    kind = "DIVERGENCE" if finding.kind == "divergence" else "ADAPTER FAULT"
+    workflow = expected.pack.get("workflow") or {}
+    sizes = []
+    if workflow:
+        sizes.append(_count(len(workflow.get("states") or {}), "state"))
+    if expected.valid:
+        sizes.append(_count(len(expected.steps), "step"))
+    lines.append(
+        f"{kind} in a {expected.area} example (after {_count(found_after, 'example')}; shrunk "
+        f"to {', '.join(sizes) or 'one pack'} in {_count(shrink_runs, 'more run')})"
+    )
+    shown = {k: v for k, v in expected.pack.items() if k in ("workflow", "compositions")}
+    lines.append("  pack:")
+    lines += ["    " + line for line in case_yaml(shown).rstrip().splitlines()]
+    if expected.valid and expected.steps:
+        lines.append("  steps (what the reference did):")
+        width = max(len(describe_step(s)) for s in expected.steps)
+        for number, step in enumerate(expected.steps, start=1):
+            lines.append(f"    {number}. {describe_step(step):<{width}}  {_did(step['expect'])}")
+    rfc = AREA_RFC.get(expected.area, "the RFC")
+    if finding.part == "validation":
+        lines.append("  validation:")
+        verdict = "valid" if expected.valid else "invalid"
+        lines.append(f"    expected ({rfc}, via the reference): the pack is {verdict}")
+        lines.append(f"    got: {finding.message}")
+    else:
+        at = finding.step
+        if at is None or at > len(expected.steps):
+            label = "final" if at is not None else "the scenario"
+        else:
+            label = f"step {at}, {describe_step(expected.steps[at - 1])}"
+        lines.append(f"  {label}:")
+        want, got = _diff(finding)
+        lines.append(f"    expected ({rfc}, via the reference): {want}")
+        lines.append(f"    got: {got}")
+    rule = rule_case(finding.rule)
+    lines.append(f"  rule: {rule.id} ({rule.requirement}): {quote(rule)}")
+    return "\n".join(lines)
+
+
+def _diff(finding: FuzzFinding) -> tuple[str, str]:
+    message = finding.message
+    if finding.kind == "fault":
+        return "an answer within the adapter interface", message
+    if finding.field is not None:
+        shown = finding.field
+        missing = finding.actual_value is None and message.endswith("(not reported)")
+        return (
+            f"{shown} {_flow(finding.expected_value)}",
+            f"{shown} not reported" if missing else f"{shown} {_flow(finding.actual_value)}",
+        )
+    step = finding.expected.steps[finding.step - 1] if finding.step else {}
+    want = _did(step.get("expect", {})) or "acceptance"
+    if message.startswith("expected rejection"):
+        return want, "refused: " + message.rpartition(", got ")[2]
+    return want, message.partition(", expected")[0]
+
+
+def render_summary(result: FuzzResult, adapter: str) -> str:
+    """What a run without findings exercised."""
+    tally = result.tally
+    share = result.running / result.seconds if result.seconds else 0.0
+    lines = [
+        f"no divergence in {tally.examples} examples against {adapter} (seed {result.seed}, "
+        f"{result.seconds:.1f} s: {share:.0%} running, {1 - share:.0%} generating)"
+    ]
+    areas = ", ".join(f"{area} {count}" for area, count in sorted(tally.by_area.items()))
+    near = tally.exercised.get("near-valid packs", 0)
+    lines.append(f"  areas: {areas}; near-valid packs (MUST rules): {near}")
+    if tally.states:
+        lines.append(f"  workflow states per pack: {_spread(tally.states)}")
+    if tally.steps:
+        lines.append(f"  steps compared per example: {_spread(tally.steps)}")
+    shown = [
+        f"{name} {count}"
+        for name, count in sorted(tally.exercised.items())
+        if name not in ("near-valid packs", "states", "sessions")
+    ]
+    if shown:
+        lines.append("  exercised: " + ", ".join(shown))
+    if tally.unsupported:
+        lines.append(
+            f"  {tally.unsupported} example(s) partly skipped, unsupported by the runtime: "
+            f"{tally.unsupported_reason}"
+        )
+    return "\n".join(lines)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
+def _spread(counts: Counter[int]) -> str:
+    total = sum(counts.values())
+    mean = sum(k * v for k, v in counts.items()) / total
+    return f"{min(counts)}-{max(counts)} (mean {mean:.1f})"

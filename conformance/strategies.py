@@ -1,0 +1,1029 @@
+"""Hypothesis strategies for PromptPack workflow packs and the scripts that drive them.
+
+For runtime authors' own property-based tests, and the generators behind ``ppconf fuzz``::
+
+    from hypothesis import given, strategies as st
+    from conformance import assert_matches_reference, strategies
+
+    @given(st.data())
+    def test_my_runtime_matches_the_reference(data):
+        pack = data.draw(strategies.packs())
+        script = data.draw(strategies.scripts(pack))
+        assert_matches_reference(MyRuntimeAdapter(), pack, script)
+
+- :func:`packs` draws valid packs (plain dicts), valid by construction: every ``on_event``
+  target, ``on_max_visits``, ``prompt_task``, composition step and reference resolves. Knobs
+  switch features on and off (loops, redirect chains, budgets, artifacts, orchestration,
+  compositions).
+- :func:`near_valid_packs` draws a valid pack with one targeted mutation, as a
+  :class:`NearValid` that names the rule the mutation breaks, the requirement a validator is
+  held to (MUST, SHOULD or MAY: SEMANTICS section 0), and the catalog case pinning it.
+- :func:`scripts` draws a script for a pack: steps in the case-file format (``{"event": "Go",
+  "source": "agent"}``, ``{"set_artifact": {...}}``, ``{"tool_calls": 1}``,
+  ``{"advance_clock": 2}``, ``{"snapshot_restore": True}``, ``{"run_composition": {...}}``),
+  declared and undeclared events from both sources, with scripted mocks for compositions.
+
+Shrinking gives small, readable examples: few states named ``start``, ``work``, ``check`` ...,
+PascalCase events ``Go``, ``Next`` ..., one prompt ``main``, composition steps ``a``, ``b`` ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, TypeVar
+
+from hypothesis import strategies as st
+
+from conformance._contract import Requirement
+
+_T = TypeVar("_T")
+
+__all__ = [
+    "ARTIFACTS",
+    "EVENTS",
+    "MUTATIONS",
+    "PROMPT",
+    "STATES",
+    "STRAY_EVENT",
+    "TOOLS",
+    "Mutation",
+    "NearValid",
+    "near_valid_packs",
+    "packs",
+    "scripts",
+    "steps",
+]
+
+STATES = ("start", "work", "check", "fix", "review", "ship", "wait", "park")
+"""State names, in the order packs use them (the entry shrinks to ``start``)."""
+EVENTS = ("Go", "Next", "Back", "Retry")
+"""Event names (PascalCase, RFC 0005 rule 3)."""
+STRAY_EVENT = "Stray"
+"""An event no pack declares: scripts send it to see it refused."""
+ARTIFACTS = ("log", "note")
+"""Artifact names; a pack declares each in one mode, ``append`` or ``replace``, throughout."""
+PROMPT = "main"
+"""The one prompt every pack has; every prompt-mode state and composition step uses it."""
+TOOLS = ("search", "fetch")
+"""The tools of packs with compositions."""
+VALUES = ("a", "b")
+"""Artifact values scripts write (short, so an exported case reads at a glance)."""
+_OUTPUTS: tuple[Any, ...] = ("x", "y", 1, 2, {"n": 1})
+"""Mocked step outputs: no lists (whether ``append`` spreads a list is not pinned) and no
+``null`` (kept apart from "no output")."""
+_UNSUPPORTED = (
+    "{knob}=True: the fuzzer does not generate {area} packs yet (SEMANTICS section 6 is being "
+    "added to the reference); leave {knob} off for now"
+)
+
+
+def _pack() -> dict[str, Any]:
+    """The smallest valid pack, with the prompt ``main``."""
+    return {
+        "id": "fuzz",
+        "name": "Fuzz",
+        "version": "1.0.0",
+        "template_engine": {"version": "v1", "syntax": "{{variable}}"},
+        "prompts": {
+            PROMPT: {"id": PROMPT, "name": "Main", "version": "1.0.0", "system_template": "Work."}
+        },
+    }
+
+
+# -- packs ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Features:
+    """What :func:`packs` puts in a pack (hashable, so strategies are built once per set)."""
+
+    min_states: int
+    max_states: int
+    workflow: bool
+    loops: bool
+    redirects: bool
+    budgets: bool
+    artifacts: bool
+    orchestration: bool
+    terminal_states: bool
+    dead_ends: bool
+    compositions: bool
+
+
+def packs(
+    *,
+    min_states: int = 1,
+    max_states: int = 4,
+    workflow: bool = True,
+    loops: bool = True,
+    redirects: bool = True,
+    budgets: bool = True,
+    artifacts: bool = True,
+    orchestration: bool = True,
+    terminal_states: bool = True,
+    dead_ends: bool = True,
+    compositions: bool = False,
+    control: bool = False,
+    state_agents: bool = False,
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Valid packs (plain dicts, JSON-shaped).
+
+    Arguments:
+        min_states, max_states: how many workflow states (1 to 8).
+        workflow: give the pack a workflow (off: a pack of compositions only).
+        loops: ``max_visits`` on some states (RFC 0009).
+        redirects: ``on_max_visits`` on some of them, so redirect chains and cycles occur.
+        budgets: an ``engine.budget`` with some of ``max_total_visits``, ``max_tool_calls``,
+            ``max_wall_time_sec``.
+        artifacts: artifact declarations, ``log`` and ``note``, each in one mode (``append``
+            or ``replace``) wherever it is declared.
+        orchestration: ``orchestration`` on some states (``internal``, ``external``,
+            ``hybrid``).
+        terminal_states: ``terminal: true`` on some states.
+        dead_ends: some states without ``on_event`` (absent or empty): terminal only by the
+            v1.3 convention.
+        compositions: one or two compositions (RFC 0010) of prompt, tool, branch and parallel
+            steps over the prompt ``main`` and the tools ``search`` and ``fetch``.
+        control: RFC 0014 ``control`` on states: not generated yet (raises
+            ``NotImplementedError``).
+        state_agents: RFC 0011 state-backed agents: not generated yet (raises
+            ``NotImplementedError``).
+
+    Raises:
+        NotImplementedError: ``control`` or ``state_agents`` asked for.
+        ValueError: a knob out of range, or a pack with neither workflow nor compositions.
+    """
+    if control:
+        raise NotImplementedError(_UNSUPPORTED.format(knob="control", area="control (RFC 0014)"))
+    if state_agents:
+        raise NotImplementedError(
+            _UNSUPPORTED.format(knob="state_agents", area="state-agents (RFC 0011)")
+        )
+    if not 1 <= min_states <= max_states <= len(STATES):
+        raise ValueError(
+            f"packs(min_states={min_states}, max_states={max_states}): "
+            f"give 1 <= min_states <= max_states <= {len(STATES)}"
+        )
+    if not workflow and not compositions:
+        raise ValueError("packs(workflow=False): ask for compositions=True, or keep the workflow")
+    return _packs(
+        _Features(
+            min_states,
+            max_states,
+            workflow,
+            loops,
+            redirects,
+            budgets,
+            artifacts,
+            orchestration,
+            terminal_states,
+            dead_ends,
+            compositions,
+        )
+    )
+
+
+# Every pack and script is decoded from a few strings, one Hypothesis choice each: a choice
+# costs far more than decoding, and a run draws thousands of examples. A byte picks one of a
+# list of options (byte modulo its length; repeated options are likelier), and zero bytes,
+# where Hypothesis shrinks to, pick the simplest option: an open state with one event ``Go``,
+# no loop guard, no orchestration, no artifact. Every byte string has the same, fixed size:
+# Hypothesis draws their bytes at random, and when it copies one into another while exploring
+# (it does so between draws of the same kind), the copy fits instead of decaying to zeros.
+# Script steps are picked by the characters of short strings (a different kind of draw),
+# which Hypothesis shrinks by deleting characters anywhere, towards ``0``: the first step.
+
+_BYTES = 64
+"""Enough for four states, or a composition, or the mocks of a script's runs (bytes past the
+end read as zeros: the simplest choices). Hypothesis' shrinker works harder the longer they
+are."""
+_PICKS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+-"
+_SEGMENT = 6
+
+
+class _Bytes:
+    """Reads options from a byte string, then zeros once it is used up."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._at = 0
+
+    def pick(self, options: Sequence[_T]) -> _T:
+        at = self._at
+        self._at += 1
+        return options[(self._data[at] if at < len(self._data) else 0) % len(options)]
+
+
+@cache
+def _packs(features: _Features) -> st.SearchStrategy[dict[str, Any]]:
+    counts = st.integers(features.min_states, features.max_states)
+    if not features.workflow:
+        counts = st.just(0)
+    size = max(_BYTES, 8 + 13 * features.max_states) if features.workflow else _BYTES
+    return st.builds(
+        lambda count, data: _decode_pack(features, count, _Bytes(data)),
+        counts,
+        st.binary(min_size=size, max_size=size),
+    )
+
+
+_NO = (None,)
+_SHAPES = ("open",) * 16 + ("terminal",) * 2 + ("absent", "empty")
+_EVENT_COUNTS = (1, 1, 2, 2, 3)
+_EVENT_NAMES = (EVENTS[0],) * 3 + (EVENTS[1],) * 2 + EVENTS[2:]
+"""Mostly ``Go``, so that most states declare the events a script sends."""
+_MAX_VISITS = (None, None, 1, 2, 3)
+_ORCHESTRATIONS = (None, None, None, None, None, "internal", "external", "hybrid")
+_DECLARED = ((), (ARTIFACTS[0],), (ARTIFACTS[1],), ARTIFACTS)
+_EXTRAS = (None,) * 6 + ("terminal: false", "on_max_visits alone")
+"""Valid oddities: ``terminal: false`` written out; ``on_max_visits`` without ``max_visits``
+(it never applies)."""
+_MODES = ("append", "replace")
+_LIMITS = {
+    "max_total_visits": (None, 2, 2, 3, 3, 4, 5, 6),
+    "max_tool_calls": (None, 1, 1, 2, 3),
+    "max_wall_time_sec": (None, 1, 2, 2, 3, 4),
+}
+"""The options of each budget limit: low ones likelier, so that runs reach them exactly."""
+
+
+def _decode_pack(features: _Features, count: int, data: _Bytes) -> dict[str, Any]:
+    pack = _pack()
+    if count:
+        pack["workflow"] = _decode_workflow(features, STATES[:count], data)
+    if features.compositions:
+        pack["tools"] = {tool: {"name": tool, "description": f"The {tool} tool."} for tool in TOOLS}
+        names = ("review", "triage")[: data.pick((1, 1, 2))]
+        pack["compositions"] = {name: _decode_composition(data) for name in names}
+    return pack
+
+
+def _decode_workflow(features: _Features, names: Sequence[str], data: _Bytes) -> dict[str, Any]:
+    """A workflow from a fixed layout: 8 bytes for the workflow, then 13 per state, so that
+    the bytes of a state mean the same whatever the states before it became while shrinking."""
+    workflow: dict[str, Any] = {"version": data.pick((2, 1)), "entry": data.pick(names)}
+    budget = {
+        limit: value
+        for limit, options in _LIMITS.items()
+        if (value := data.pick(options)) is not None
+    }
+    with_budget = data.pick((False, True))
+    modes = {artifact: data.pick(_MODES) for artifact in ARTIFACTS}
+    allowed = {"open"}
+    allowed |= {"terminal"} if features.terminal_states else set()
+    allowed |= {"absent", "empty"} if features.dead_ends else set()
+    shapes = [shape for shape in _SHAPES if shape in allowed]
+    states: dict[str, Any] = {}
+    for name in names:
+        shape = data.pick(shapes)
+        count = data.pick(_EVENT_COUNTS)
+        events = [(data.pick(_EVENT_NAMES), data.pick(names)) for _ in range(3)][:count]
+        max_visits = data.pick(_MAX_VISITS if features.loops else _NO)
+        # Mostly the next state: a state redirecting to itself is a cycle the guard refuses.
+        following = names[(names.index(name) + 1) % len(names)]
+        redirect = data.pick((None, following, following, *names) if features.redirects else _NO)
+        orchestration = data.pick(_ORCHESTRATIONS if features.orchestration else _NO)
+        declared = data.pick(_DECLARED if features.artifacts else ((),))
+        extra = data.pick(_EXTRAS)
+        state: dict[str, Any] = {"prompt_task": PROMPT}
+        if shape == "open" or (shape == "terminal" and count == 3):
+            on_event: dict[str, str] = {}
+            for event, target in events:
+                on_event.setdefault(event, target)
+            state["on_event"] = on_event
+        elif shape == "empty":
+            state["on_event"] = {}
+        if shape == "terminal":
+            state["terminal"] = True
+        elif extra == "terminal: false":
+            state["terminal"] = False
+        if max_visits is not None:
+            state["max_visits"] = max_visits
+        if redirect is not None and (max_visits is not None or extra == "on_max_visits alone"):
+            state["on_max_visits"] = redirect
+        if orchestration is not None:
+            state["orchestration"] = orchestration
+        if declared:
+            state["artifacts"] = {
+                artifact: {"type": "text/plain", "mode": "append"}
+                if modes[artifact] == "append"
+                else {"type": "text/plain"}
+                for artifact in declared
+            }
+        states[name] = state
+    workflow["states"] = states
+    if features.budgets and with_budget:
+        workflow["engine"] = {"budget": budget}
+    return workflow
+
+
+# -- compositions -----------------------------------------------------------------------------
+
+_STEP_IDS = tuple("abcdefghijklmnopqrstuvwxyz")
+_BLOCK_COUNTS = (1, 1, 2, 2, 3)
+_BLOCKS = ("leaf", "leaf", "parallel", "branch")
+_ATTEMPTS = (1, 1, 2, 3)
+_COMPARE_OPS = ("equals", "not_equals", "less_than", "greater_than_or_equals")
+_PREDICATES = ("compare", "compare", "member", "exists", "not", "all_of", "any_of")
+_REDUCERS = ("append", "replace", "barrier")
+
+
+def _decode_composition(data: _Bytes) -> dict[str, Any]:
+    """A composition whose every run is decided by RFC MUST rules alone.
+
+    Blocks, in array order: a leaf step (prompt or tool, perhaps with ``retry``); a
+    ``parallel`` of two or three leaves merged by ``append``, ``replace`` or ``barrier``; or
+    a ``branch`` whose ``then`` and ``else`` are the next two steps, followed by a join step
+    that ``depends_on`` both (what follows a skipped step without ``depends_on``, and whether
+    a branch jumps, are left open by RFC 0010). Predicates read the input ``k`` (0 to 2, always
+    given). ``output`` names a step that produces output, or is omitted.
+    """
+    ids = iter(_STEP_IDS)
+    steps: list[dict[str, Any]] = []
+    outputs: list[str] = []
+
+    def leaf() -> dict[str, Any]:
+        kind, attempts = data.pick(("prompt", "tool")), data.pick(_ATTEMPTS)
+        step: dict[str, Any] = {"id": next(ids), "kind": kind}
+        if kind == "prompt":
+            step.update(prompt_task=PROMPT, input="${input.k}")
+        else:
+            step.update(tool=TOOLS[0], args={"q": "${input.k}"})
+        if attempts > 1:
+            step["modifiers"] = {"retry": {"max_attempts": attempts}}
+        outputs.append(step["id"])
+        return step
+
+    for _ in range(data.pick(_BLOCK_COUNTS)):
+        block = data.pick(_BLOCKS)
+        if block == "leaf":
+            steps.append(leaf())
+        elif block == "parallel":
+            parallel_id = next(ids)
+            branches = [leaf() for _ in range(data.pick((2, 2, 3)))]
+            reduce = {"strategy": data.pick(_REDUCERS), "into": "out"}
+            steps.append(
+                {"id": parallel_id, "kind": "parallel", "branches": branches, "reduce": reduce}
+            )
+            outputs.append(parallel_id)
+        else:
+            branch_id = next(ids)
+            then, otherwise = leaf(), leaf()
+            predicate = _decode_predicate(data)
+            steps.append(
+                {
+                    "id": branch_id,
+                    "kind": "branch",
+                    "predicate": predicate,
+                    "then": then["id"],
+                    "else": otherwise["id"],
+                }
+            )
+            join = leaf()
+            join["depends_on"] = [then["id"], otherwise["id"]]
+            steps += [then, otherwise, join]
+    composition: dict[str, Any] = {"version": 1, "steps": steps}
+    named = data.pick((*outputs, *outputs, None))
+    if named is not None:
+        composition["output"] = named
+    return composition
+
+
+def _decode_predicate(data: _Bytes) -> dict[str, Any]:
+    def compare() -> dict[str, Any]:
+        return {"path": "${input.k}", "op": data.pick(_COMPARE_OPS), "value": data.pick((0, 1, 2))}
+
+    form = data.pick(_PREDICATES)
+    if form == "compare":
+        return compare()
+    if form == "member":
+        values = [data.pick((0, 1, 2)) for _ in range(data.pick((0, 1, 2)))]
+        return {"path": "${input.k}", "op": data.pick(("in", "not_in")), "value": values}
+    if form == "exists":
+        return {"path": "${input.k}", "exists": True}
+    if form == "not":
+        return {"not": compare()}
+    return {form: [compare() for _ in range(data.pick((0, 1, 2)))]}
+
+
+# -- scripts ----------------------------------------------------------------------------------
+
+
+def steps(
+    pack: dict[str, Any],
+    *,
+    snapshots: bool = True,
+    undeclared_artifacts: bool = False,
+) -> st.SearchStrategy[dict[str, Any]]:
+    """One step of a script for ``pack``, in the case-file format.
+
+    Events declared anywhere in the workflow and one declared nowhere (``Stray``), from the
+    host or the agent; artifact writes of the declared artifacts; tool calls and clock
+    advances (for budgets); ``snapshot_restore``; composition runs with scripted mocks.
+
+    Arguments:
+        pack: a pack drawn from :func:`packs` (or any valid pack).
+        snapshots: include ``snapshot_restore`` steps (RFC 0009 X15, SHOULD).
+        undeclared_artifacts: also write an artifact no state declares (refusing it is MAY).
+    """
+    menu = _menu(pack, snapshots, undeclared_artifacts)
+    return _raw_step().map(menu.one)
+
+
+def scripts(
+    pack: dict[str, Any],
+    *,
+    max_steps: int = 12,
+    snapshots: bool = True,
+    undeclared_artifacts: bool = False,
+) -> st.SearchStrategy[list[dict[str, Any]]]:
+    """Scripts of up to ``max_steps`` steps for ``pack`` (see :func:`steps`).
+
+    A script is one character per step (which step), drawn as strings of at most six (so
+    scripts are long on average, and Hypothesis shrinks one by deleting characters anywhere),
+    and bytes the composition runs take their inputs and mocks from.
+    """
+    menu = _menu(pack, snapshots, undeclared_artifacts)
+    return _raw_script(max_steps, bool(menu.runs)).map(menu.script)
+
+
+# The raw draws do not depend on the pack, so they are built once: building a strategy costs
+# more than drawing from it.
+
+
+@cache
+def _raw_step() -> st.SearchStrategy[tuple[str, bytes]]:
+    return st.tuples(st.sampled_from(_PICKS), st.binary(min_size=_BYTES, max_size=_BYTES))
+
+
+@cache
+def _raw_script(max_steps: int, runs: bool) -> st.SearchStrategy[tuple[str, bytes]]:
+    sizes = [min(_SEGMENT, max_steps - start) for start in range(0, max_steps, _SEGMENT)]
+    picks = st.tuples(*(st.text(_PICKS, max_size=size) for size in sizes)).map("".join)
+    pool = st.binary(min_size=_BYTES, max_size=_BYTES) if runs else st.just(b"")
+    return st.tuples(picks, pool)
+
+
+class _Menu:
+    """The steps a pack's scripts choose from: fixed steps, and composition runs."""
+
+    def __init__(self, fixed: list[dict[str, Any]], runs: list[tuple[str, list[Any]]]) -> None:
+        self.fixed = fixed
+        self.runs = runs
+        self.size = len(fixed) + len(runs)
+        if not self.size:
+            raise ValueError("the pack has neither a workflow nor compositions: no step to draw")
+
+    def script(self, raw: tuple[str, bytes]) -> list[dict[str, Any]]:
+        picks, pool = raw
+        data = _Bytes(pool)
+        return [self.step(_PICKS.index(pick), data) for pick in picks]
+
+    def one(self, raw: tuple[str, bytes]) -> dict[str, Any]:
+        pick, data = raw
+        return self.step(_PICKS.index(pick), _Bytes(data))
+
+    def step(self, pick: int, data: _Bytes) -> dict[str, Any]:
+        index = pick % self.size
+        if index < len(self.fixed):
+            return _copy(self.fixed[index])  # type: ignore[no-any-return]
+        name, leaves = self.runs[index - len(self.fixed)]
+        mocks = {}
+        k = data.pick((0, 1, 2))
+        for step_id, attempts in leaves:
+            fails = data.pick((0, 0, 0, 1) if attempts == 1 else (0, 0, 1, attempts))
+            output = data.pick(_OUTPUTS)
+            # Without retry a step gets exactly one response: how many attempts a step makes
+            # by default is left to runtimes, so a second response could be taken or not.
+            ok = [{"output": _copy(output)}] if attempts > 1 or fails == 0 else []
+            mocks[step_id] = [{"error": "failed"}] * fails + ok
+        return {"run_composition": {"name": name, "input": {"k": k}, "mocks": mocks}}
+
+
+def _menu(pack: dict[str, Any], snapshots: bool, undeclared_artifacts: bool) -> _Menu:
+    runs = [(name, _leaf_attempts(c)) for name, c in _compositions_of(pack)]
+    return _Menu(_fixed_steps(pack, snapshots, undeclared_artifacts), runs)
+
+
+def _fixed_steps(
+    pack: dict[str, Any], snapshots: bool, undeclared_artifacts: bool
+) -> list[dict[str, Any]]:
+    """The steps that take no data: events, artifact writes, tool calls, clock advances,
+    snapshots (declared host events first, and twice as likely)."""
+    workflow = pack.get("workflow")
+    if not isinstance(workflow, dict):
+        return []
+    states = workflow.get("states") or {}
+    declared = sorted(
+        {event for state in states.values() for event in (state.get("on_event") or {})},
+        key=lambda e: (EVENTS.index(e) if e in EVENTS else len(EVENTS), e),
+    )
+    artifacts = sorted(
+        {name for state in states.values() for name in (state.get("artifacts") or {})},
+        key=lambda a: (ARTIFACTS.index(a) if a in ARTIFACTS else len(ARTIFACTS), a),
+    )
+    events = [{"event": event} for event in declared]
+    found: list[dict[str, Any]] = [*events, *events]
+    found += [{"event": event, "source": "agent"} for event in declared]
+    found += [{"event": STRAY_EVENT}, {"event": STRAY_EVENT, "source": "agent"}]
+    writes = [{"set_artifact": {"name": a, "value": v}} for a in artifacts for v in VALUES]
+    found += writes + writes
+    if undeclared_artifacts:
+        found.append({"set_artifact": {"name": "stray", "value": VALUES[0]}})
+    found += [{"tool_calls": 1}, {"tool_calls": 2}, {"advance_clock": 1}, {"advance_clock": 2}]
+    if snapshots:
+        found.append({"snapshot_restore": True})
+    return found
+
+
+def _compositions_of(pack: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    compositions = pack.get("compositions")
+    if not isinstance(compositions, dict):
+        return []
+    return [(name, c) for name, c in sorted(compositions.items()) if isinstance(c, dict)]
+
+
+def _leaf_attempts(composition: dict[str, Any]) -> list[tuple[str, int]]:
+    """``(id, max_attempts)`` of every prompt and tool step, parallel branches included."""
+    found = []
+    for step in composition.get("steps") or []:
+        members = step.get("branches") or [] if step.get("kind") == "parallel" else [step]
+        for member in members:
+            if member.get("kind") in ("prompt", "tool"):
+                retry = (member.get("modifiers") or {}).get("retry") or {}
+                found.append((member["id"], int(retry.get("max_attempts", 1))))
+    return found
+
+
+# -- near-valid packs -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One targeted way to break a valid pack.
+
+    Attributes:
+        name: what the mutation does, e.g. ``entry names no state``.
+        area: the area of the rule (``workflow``, ``loops``, ``compositions``).
+        code: the diagnostic code a validator reports (the kit's vocabulary, SEMANTICS R2).
+        requirement: how firmly a validator must call the pack invalid: MUST (RFC text or the
+            published schema), or SHOULD / MAY where SEMANTICS section 0 says so.
+        case: the catalog case that pins the rule (its ``spec`` quotes the RFC).
+    """
+
+    name: str
+    area: str
+    code: str
+    requirement: Requirement
+    case: str
+    apply: Callable[[st.DrawFn, dict[str, Any]], str]
+    """Changes the pack in place; returns the JSON pointer of what it changed."""
+
+
+@dataclass(frozen=True)
+class NearValid:
+    """A valid pack with one targeted mutation.
+
+    Attributes:
+        pack: the mutated pack.
+        mutation: what was done to it.
+        pointer: where (a JSON pointer).
+    """
+
+    pack: dict[str, Any]
+    mutation: Mutation
+    pointer: str
+
+    @property
+    def code(self) -> str:
+        return self.mutation.code
+
+    @property
+    def requirement(self) -> Requirement:
+        return self.mutation.requirement
+
+
+def _state(draw: st.DrawFn, pack: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    states = pack["workflow"]["states"]
+    name = draw(st.sampled_from(sorted(states, key=STATES.index)))
+    return name, states[name]
+
+
+def _set(field: str, value: Any) -> Callable[[st.DrawFn, dict[str, Any]], str]:
+    """Set a field of a drawn state."""
+
+    def apply(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+        name, state = _state(draw, pack)
+        state[field] = value
+        return f"/workflow/states/{name}/{field}"
+
+    return apply
+
+
+def _entry_unknown(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    pack["workflow"]["entry"] = "nowhere"
+    return "/workflow/entry"
+
+
+def _event_target_unknown(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    name, state = _state(draw, pack)
+    state.pop("terminal", None)
+    events = state.setdefault("on_event", {})
+    event = draw(st.sampled_from(sorted(events) or [EVENTS[0]]))
+    events[event] = "nowhere"
+    return f"/workflow/states/{name}/on_event/{event}"
+
+
+def _prompt_task_missing(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    name, state = _state(draw, pack)
+    del state["prompt_task"]
+    return f"/workflow/states/{name}"
+
+
+def _version(value: Any) -> Callable[[st.DrawFn, dict[str, Any]], str]:
+    def apply(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+        pack["workflow"]["version"] = value
+        return "/workflow/version"
+
+    return apply
+
+
+def _workflow_unknown_property(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    pack["workflow"]["start"] = pack["workflow"]["entry"]
+    return "/workflow/start"
+
+
+def _composition_missing(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    name, state = _state(draw, pack)
+    state["orchestration"] = "composition"
+    state.pop("composition", None)
+    return f"/workflow/states/{name}/orchestration"
+
+
+def _on_max_visits_unknown(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    name, state = _state(draw, pack)
+    state.setdefault("max_visits", 1)
+    state["on_max_visits"] = "nowhere"
+    return f"/workflow/states/{name}/on_max_visits"
+
+
+def _budget(field: str, value: Any) -> Callable[[st.DrawFn, dict[str, Any]], str]:
+    def apply(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+        engine = pack["workflow"].setdefault("engine", {})
+        engine.setdefault("budget", {})[field] = value
+        return f"/workflow/engine/budget/{field}"
+
+    return apply
+
+
+def _artifact(field: str, value: Any) -> Callable[[st.DrawFn, dict[str, Any]], str]:
+    """Declare ``log`` on a drawn state with ``field`` set to ``value`` (``None``: removed)."""
+
+    def apply(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+        name, state = _state(draw, pack)
+        declaration: dict[str, Any] = {"type": "text/plain", field: value}
+        if value is None:
+            del declaration[field]
+        state.setdefault("artifacts", {})[ARTIFACTS[0]] = declaration
+        return f"/workflow/states/{name}/artifacts/{ARTIFACTS[0]}"
+
+    return apply
+
+
+def _composition(draw: st.DrawFn, pack: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    name = draw(st.sampled_from(sorted(pack["compositions"])))
+    return name, pack["compositions"][name]
+
+
+def _top_step(draw: st.DrawFn, pack: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
+    """A drawn top-level step that is a leaf (every composition has one: a join or a leaf,
+    or a parallel's first branch, which is then lifted to the top for the mutation)."""
+    name, composition = _composition(draw, pack)
+    steps_ = composition["steps"]
+    leaves = [i for i, s in enumerate(steps_) if s["kind"] in ("prompt", "tool")]
+    if not leaves:
+        first = steps_[0]["branches"][0] if steps_[0]["kind"] == "parallel" else None
+        steps_.append(
+            {"id": "z", "kind": "prompt", "prompt_task": PROMPT}
+            if first is None
+            else {**first, "id": "z"}
+        )
+        leaves = [len(steps_) - 1]
+    index = draw(st.sampled_from(leaves))
+    return f"/compositions/{name}/steps/{index}", index, steps_[index]
+
+
+def _composition_version(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    name, composition = _composition(draw, pack)
+    composition["version"] = 2
+    return f"/compositions/{name}/version"
+
+
+def _step_field(field: str, value: Any) -> Callable[[st.DrawFn, dict[str, Any]], str]:
+    """Set (``value``) or remove (``None``) a field of a drawn leaf step; a field of the tool
+    or the prompt kind (``tool``; ``prompt_task``, ``input``) turns the step into that kind
+    first (a tool step's binding is ``args``, so its ``input`` would not be read)."""
+
+    def apply(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+        pointer, _, step = _top_step(draw, pack)
+        if field == "tool" and step["kind"] != "tool":
+            step.pop("prompt_task", None)
+            step.pop("input", None)
+            step.update(kind="tool", tool=TOOLS[0])
+        if field in ("prompt_task", "input") and step["kind"] != "prompt":
+            step.pop("tool", None)
+            step.pop("args", None)
+            step.update(kind="prompt", prompt_task=PROMPT)
+        if value is None:
+            step.pop(field, None)
+        else:
+            step[field] = value
+        return f"{pointer}/{field}"
+
+    return apply
+
+
+def _step_id_duplicate(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    name, composition = _composition(draw, pack)
+    steps_ = composition["steps"]
+    steps_.append({"id": steps_[0]["id"], "kind": "prompt", "prompt_task": PROMPT})
+    return f"/compositions/{name}/steps/{len(steps_) - 1}/id"
+
+
+def _parallel(draw: st.DrawFn, pack: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A drawn parallel step (one is added at the end when the composition has none)."""
+    name, composition = _composition(draw, pack)
+    steps_ = composition["steps"]
+    found = [i for i, s in enumerate(steps_) if s["kind"] == "parallel"]
+    if not found:
+        steps_.append(
+            {
+                "id": "z",
+                "kind": "parallel",
+                "branches": [
+                    {"id": "y", "kind": "prompt", "prompt_task": PROMPT},
+                    {"id": "x", "kind": "tool", "tool": TOOLS[0]},
+                ],
+                "reduce": {"strategy": "append", "into": "out"},
+            }
+        )
+        found = [len(steps_) - 1]
+    index = draw(st.sampled_from(found))
+    return f"/compositions/{name}/steps/{index}", steps_[index]
+
+
+def _parallel_one_branch(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    pointer, step = _parallel(draw, pack)
+    del step["branches"][1:]
+    return f"{pointer}/branches"
+
+
+def _parallel_reduce_missing(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    pointer, step = _parallel(draw, pack)
+    del step["reduce"]
+    return pointer
+
+
+def _reduce_strategy(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    pointer, step = _parallel(draw, pack)
+    step["reduce"]["strategy"] = "merge"
+    return f"{pointer}/reduce/strategy"
+
+
+def _branch(predicate: dict[str, Any]) -> Callable[[st.DrawFn, dict[str, Any]], str]:
+    """Put a branch with ``predicate`` before the first step (which it targets)."""
+
+    def apply(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+        name, composition = _composition(draw, pack)
+        steps_ = composition["steps"]
+        steps_.insert(
+            0, {"id": "z", "kind": "branch", "predicate": predicate, "then": steps_[0]["id"]}
+        )
+        return f"/compositions/{name}/steps/0/predicate"
+
+    return apply
+
+
+def _depends_on_later(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    name, composition = _composition(draw, pack)
+    steps_ = composition["steps"]
+    steps_.append({"id": "z", "kind": "prompt", "prompt_task": PROMPT})
+    steps_[0]["depends_on"] = ["z"]
+    return f"/compositions/{name}/steps/0/depends_on"
+
+
+def _reserved_name(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    name, composition = _composition(draw, pack)
+    del pack["compositions"][name]
+    pack["compositions"]["workflow__transition"] = composition
+    return "/compositions/workflow__transition"
+
+
+def _output_unknown(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    name, composition = _composition(draw, pack)
+    composition["output"] = "nowhere"
+    return f"/compositions/{name}/output"
+
+
+_W, _L, _C = "workflow", "loops", "compositions"
+
+MUTATIONS: tuple[Mutation, ...] = (
+    Mutation(
+        "entry names no state", _W, "entry-unknown", "MUST",
+        "workflow.validation.entry-unknown", _entry_unknown,
+    ),
+    Mutation(
+        "an on_event target names no state", _W, "event-target-unknown", "MUST",
+        "workflow.validation.event-target-unknown", _event_target_unknown,
+    ),
+    Mutation(
+        "a prompt_task names no prompt", _W, "prompt-task-unknown", "MUST",
+        "workflow.validation.prompt-task-unknown", _set("prompt_task", "nothing"),
+    ),
+    Mutation(
+        "a state without prompt_task", _W, "prompt-task-missing", "MUST",
+        "workflow.validation.prompt-task-missing", _prompt_task_missing,
+    ),
+    Mutation(
+        "orchestration outside the enum", _W, "orchestration-invalid", "MUST",
+        "workflow.validation.orchestration-invalid", _set("orchestration", "Internal"),
+    ),
+    Mutation(
+        "workflow version 3", _W, "workflow-version-unsupported", "MUST",
+        "workflow.validation.workflow-version-3", _version(3),
+    ),
+    Mutation(
+        "workflow version as a string", _W, "schema", "MUST",
+        "workflow.validation.schema-version-string", _version("1"),
+    ),
+    Mutation(
+        "an unknown property on a state", _W, "schema", "MUST",
+        "workflow.validation.schema-state-unknown-property", _set("on_enter", "start"),
+    ),
+    Mutation(
+        "an unknown property on the workflow", _W, "schema", "MUST",
+        "workflow.validation.schema-workflow-unknown-property", _workflow_unknown_property,
+    ),
+    Mutation(
+        "orchestration composition without a composition", _W, "composition-missing", "MUST",
+        "workflow.validation.composition-missing", _composition_missing,
+    ),
+    Mutation(
+        "on_max_visits names no state", _L, "on-max-visits-unknown", "MUST",
+        "loops.validation.on-max-visits-unknown", _on_max_visits_unknown,
+    ),
+    Mutation(
+        "max_visits 0", _L, "schema", "MUST",
+        "loops.validation.max-visits-zero", _set("max_visits", 0),
+    ),
+    Mutation(
+        "terminal not a boolean", _L, "schema", "MUST",
+        "loops.validation.terminal-not-boolean", _set("terminal", "yes"),
+    ),
+    Mutation(
+        "a budget of 0 tool calls", _L, "schema", "MUST",
+        "loops.validation.budget-zero", _budget("max_tool_calls", 0),
+    ),
+    Mutation(
+        "an unknown budget field", _L, "schema", "MUST",
+        "loops.validation.budget-unknown-key", _budget("max_tokens", 100),
+    ),
+    Mutation(
+        "an artifact without type", _L, "schema", "MUST",
+        "loops.validation.artifact-without-type", _artifact("type", None),
+    ),
+    Mutation(
+        "an artifact mode outside replace and append", _L, "schema", "MUST",
+        "loops.validation.artifact-mode-invalid", _artifact("mode", "merge"),
+    ),
+    Mutation(
+        "composition version 2", _C, "composition-version-unsupported", "MUST",
+        "compositions.validation.version-unsupported", _composition_version,
+    ),
+    Mutation(
+        "two steps with one id", _C, "step-id-duplicate", "MUST",
+        "compositions.validation.step-id-duplicate", _step_id_duplicate,
+    ),
+    Mutation(
+        "a step id starting with a digit", _C, "step-id-invalid", "MUST",
+        "compositions.validation.step-id-invalid", _step_field("id", "9z"),
+    ),
+    Mutation(
+        "a kind outside the five and not namespaced", _C, "step-kind-unknown", "MUST",
+        "compositions.validation.step-kind-unknown", _step_field("kind", "summarize"),
+    ),
+    Mutation(
+        "a tool step without tool", _C, "step-field-missing", "MUST",
+        "compositions.validation.field-missing-tool", _step_field("tool", None),
+    ),
+    Mutation(
+        "a prompt step naming no prompt", _C, "step-prompt-task-unknown", "MUST",
+        "compositions.validation.prompt-task-unknown", _step_field("prompt_task", "nothing"),
+    ),
+    Mutation(
+        "a tool step naming no tool", _C, "step-tool-unknown", "MUST",
+        "compositions.validation.tool-unknown-by-name", _step_field("tool", "nothing"),
+    ),
+    Mutation(
+        "depends_on names no step", _C, "step-target-unknown", "MUST",
+        "compositions.validation.target-unknown-depends-on", _step_field("depends_on", ["zz"]),
+    ),
+    Mutation(
+        "a reference to an unknown root", _C, "reference-unresolved", "MUST",
+        "compositions.validation.reference-unknown-root",
+        _step_field("input", "${nowhere.output}"),
+    ),
+    Mutation(
+        "retry with max_attempts 0", _C, "schema", "MUST",
+        "compositions.validation.retry-max-attempts-zero",
+        _step_field("modifiers", {"retry": {"max_attempts": 0}}),
+    ),
+    Mutation(
+        "a parallel with one branch", _C, "parallel-branches-too-few", "MUST",
+        "compositions.validation.parallel-one-branch", _parallel_one_branch,
+    ),
+    Mutation(
+        "a parallel without reduce", _C, "parallel-reduce-missing", "MUST",
+        "compositions.validation.parallel-reduce-missing", _parallel_reduce_missing,
+    ),
+    Mutation(
+        "a predicate with an unknown op", _C, "predicate-invalid", "MUST",
+        "compositions.validation.predicate-unknown-op",
+        _branch({"path": "${input.k}", "op": "like", "value": 1}),
+    ),
+    Mutation(
+        "depends_on a later step", _C, "step-graph-cycle", "MUST",
+        "compositions.validation.cycle-depends-on-later", _depends_on_later,
+    ),
+    Mutation(
+        "a reduce strategy outside the three and not namespaced", _C,
+        "reduce-strategy-unknown", "MAY",
+        "compositions.validation.reduce-strategy-unknown", _reduce_strategy,
+    ),
+    Mutation(
+        "a predicate path without ${...}", _C, "predicate-invalid", "MAY",
+        "compositions.validation.predicate-bare-path",
+        _branch({"path": "input.k", "op": "equals", "value": 1}),
+    ),
+    Mutation(
+        "a composition named workflow__transition", _C, "composition-name-reserved", "MAY",
+        "compositions.validation.name-reserved-transition", _reserved_name,
+    ),
+    Mutation(
+        "output names no step", _C, "composition-output-unknown", "MAY",
+        "compositions.validation.output-unknown", _output_unknown,
+    ),
+)  # fmt: skip
+"""Every mutation :func:`near_valid_packs` applies, with its rule and requirement."""
+
+
+def near_valid_packs(
+    *,
+    areas: Sequence[str] = ("workflow", "loops", "compositions"),
+    requirements: Sequence[Requirement] = ("MUST", "SHOULD", "MAY"),
+    max_states: int = 3,
+) -> st.SearchStrategy[NearValid]:
+    """Packs with one targeted mutation each (see :data:`MUTATIONS`).
+
+    Arguments:
+        areas: only mutations of these areas.
+        requirements: only mutations whose rule has one of these requirements (``("MUST",)``
+            for what every runtime must refuse).
+        max_states: the size of the valid pack mutated.
+
+    Raises:
+        ValueError: no mutation matches.
+    """
+    chosen = tuple(m for m in MUTATIONS if m.area in areas and m.requirement in requirements)
+    if not chosen:
+        raise ValueError(
+            f"near_valid_packs(areas={list(areas)}, requirements={list(requirements)}): no "
+            "mutation matches; areas are workflow, loops and compositions"
+        )
+    return _near_valid(chosen, max_states)
+
+
+@cache
+def _near_valid(chosen: tuple[Mutation, ...], max_states: int) -> st.SearchStrategy[NearValid]:
+    workflow_packs = packs(max_states=max_states, dead_ends=False)
+    composition_packs = packs(max_states=max_states, workflow=False, compositions=True)
+
+    @st.composite
+    def build(draw: st.DrawFn) -> NearValid:
+        mutation = draw(st.sampled_from(chosen))
+        base = composition_packs if mutation.area == _C else workflow_packs
+        pack = _copy(draw(base))
+        pointer = mutation.apply(draw, pack)
+        return NearValid(pack, mutation, pointer)
+
+    return build()
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value

@@ -1,0 +1,103 @@
+"""``ppconf fuzz``: exit statuses, the printed diff, the exported case, usage errors."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conformance._cli import main
+from conformance._fuzz.engine import BATCH
+
+FAKES = "tests/conformance"
+
+
+def fuzz(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(["fuzz", *args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.usefixtures("fakes_importable")
+def test_a_divergence_is_printed_exported_and_exits_1(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    exported = tmp_path / "found"
+    status, out, _ = fuzz(
+        capsys,
+        "--adapter=breaking:IgnoresUnknownEvents",
+        "--seed=2",
+        "--examples=300",
+        f"--export={exported}",
+        f"--database={tmp_path / 'db'}",
+    )
+    assert status == 1
+    assert out.startswith("DIVERGENCE in a workflow example")
+    assert "expected (RFC 0005, via the reference): refused: unknown-event" in out
+    assert "got: accepted" in out
+    assert "rule: workflow.execution.unknown-event-mid-run (MUST): " in out
+    (path,) = exported.glob("workflow/*.yaml")
+    assert f"written: {path}" in out
+    assert main(["run", f"--catalog={exported}"]) == 0
+    assert main(["run", f"--catalog={exported}", "--adapter=breaking:IgnoresUnknownEvents"]) == 1
+    capsys.readouterr()
+    # The failure was kept: the next run tries it first, in its first test case.
+    status, out, _ = fuzz(
+        capsys, "--adapter=breaking:IgnoresUnknownEvents", f"--database={tmp_path / 'db'}"
+    )
+    assert status == 1
+    after = re.search(r"\(after (\d+) examples?;", out)
+    assert after is not None
+    assert int(after.group(1)) <= BATCH
+
+
+def test_no_divergence_exits_0_with_what_was_exercised(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = fuzz(capsys, "--adapter=reference", "--examples=60", "--no-database")
+    assert status == 0
+    first, *rest = out.splitlines()
+    assert first.startswith("no divergence in 60 examples against reference (seed 0, ")
+    assert any(line.startswith("  areas: compositions ") for line in rest)
+    assert any(line.startswith("  workflow states per pack: ") for line in rest)
+    assert any(line.startswith("  exercised: ") for line in rest)
+
+
+@pytest.mark.usefixtures("fakes_importable")
+def test_an_adapter_fault_is_not_a_divergence(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status, out, _ = fuzz(
+        capsys,
+        "--adapter=breaking:RaisesBaseException",
+        "--area=workflow",
+        "--no-database",
+        f"--export={tmp_path}",
+    )
+    assert status == 1
+    assert out.startswith("ADAPTER FAULT")
+    assert "an adapter fault, not a divergence" in out
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "ppconf fuzz needs --adapter SPEC"),
+        (["--adapter=reference", "--area=control"], "--area control: the fuzzer does not"),
+        (["--adapter=reference", "--area=state-agents"], "(RFC 0011) examples yet"),
+        (["--adapter=nosuchmodule:Adapter"], "cannot import adapter module 'nosuchmodule'"),
+    ],
+)
+def test_usage_errors_exit_2(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    status, _, err = fuzz(capsys, *args)
+    assert status == 2
+    assert message in err
+
+
+@pytest.mark.parametrize("arg", ["--examples=0", "--max-time=-1", "--seed=x"])
+def test_bad_numbers_exit_2(capsys: pytest.CaptureFixture[str], arg: str) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["fuzz", "--adapter=reference", arg])
+    assert exited.value.code == 2

@@ -1,0 +1,164 @@
+"""The fuzzer against runtimes that break the RFCs, runtimes that make choices the RFCs allow,
+and the reference itself through the adapter protocol.
+
+The counts are the ones the fuzzer promises: each RFC-breaking runtime is found within 500
+examples for seeds 1 to 5 and shrunk to at most 5 states and 8 steps; each RFC-allowed variant
+gives no divergence in 1,000 examples. They take a while (about a minute of CPU in all on
+the CI machine, spread over the xdist workers), deliberately.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import allowed
+import breaking
+import pytest
+from hypothesis.database import InMemoryExampleDatabase
+
+from conformance import PackInput, ReferenceAdapter, Runner, load_catalog
+from conformance._fuzz.engine import AREAS, BATCH, FuzzResult, examples, fuzz
+from conformance._fuzz.report import case_document, export
+from conformance._protocol import SubprocessAdapter
+
+ALLOWED = (
+    "BudgetStatusAtOnce",
+    "SchemaErrorsWithoutPointers",
+    "RedundantErrors",
+    "NoKitLints",
+    "Version3AsVersion2",
+    "OtherMergeOrder",
+    "BranchJumps",
+)
+WORKFLOW_AREAS = ("workflow", "loops")
+"""What the breaking runtimes claim (their compositions are the reference's)."""
+
+
+def found(result: FuzzResult) -> str:
+    """What a run found, for assertion messages."""
+    finding = result.finding
+    return "nothing" if finding is None else f"{finding.kind} {finding.rule}: {finding.message}"
+
+
+@pytest.mark.parametrize("seed", range(1, 6))
+@pytest.mark.parametrize("name", breaking.SESSION_BUGS)
+def test_each_rfc_breaking_runtime_is_found_and_shrunk(name: str, seed: int) -> None:
+    result = fuzz(getattr(breaking, name)(), areas=WORKFLOW_AREAS, examples_wanted=500, seed=seed)
+    finding = result.finding
+    assert finding is not None, f"{name} not found in 500 examples (seed {seed})"
+    assert finding.kind == "divergence", found(result)
+    assert result.found_after <= 500
+    states = finding.expected.pack["workflow"]["states"]
+    assert len(states) <= 5, states
+    assert len(finding.expected.steps) <= 8, finding.expected.steps
+
+
+@pytest.mark.parametrize("name", ALLOWED)
+def test_rfc_allowed_variants_give_no_divergence(name: str) -> None:
+    result = fuzz(getattr(allowed, name)(), examples_wanted=1000, seed=1)
+    assert result.finding is None, found(result)
+    assert result.tally.examples == 1000
+    assert set(result.tally.by_area) == set(AREAS)
+
+
+def test_the_reference_through_the_protocol_gives_no_divergence() -> None:
+    adapter = SubprocessAdapter((sys.executable, "-m", "conformance", "serve"))
+    try:
+        result = fuzz(adapter, examples_wanted=300, seed=7)
+    finally:
+        adapter.close()
+    assert result.finding is None, found(result)
+    assert result.tally.examples == 300
+
+
+def test_an_exported_case_passes_on_the_reference_and_fails_on_the_runtime(
+    tmp_path: Path,
+) -> None:
+    result = fuzz(
+        breaking.IgnoresUnknownEvents(), areas=WORKFLOW_AREAS, examples_wanted=300, seed=2
+    )
+    assert result.finding is not None
+    path = export(result.finding, tmp_path, "breaking:IgnoresUnknownEvents", 2)
+    assert path.parent == tmp_path / "workflow"
+    (case,) = load_catalog(tmp_path).cases  # checked against the case schema
+    assert case.id.startswith("workflow.fuzz.")
+    assert case.requirement == "MUST"
+    assert any(entry.get("quote") for entry in case.spec)
+    assert Runner(ReferenceAdapter()).run(case).passed
+    failed = Runner(breaking.IgnoresUnknownEvents()).run(case)
+    assert failed.outcome == "failed", failed
+
+
+def test_a_seed_draws_the_same_examples() -> None:
+    def document(seed: int) -> dict[str, Any]:
+        result = fuzz(breaking.AppendReplaces(), areas=("loops",), examples_wanted=300, seed=seed)
+        assert result.finding is not None
+        return case_document(result.finding, "x", seed)
+
+    assert document(4) == document(4)
+
+
+def test_a_saved_failure_is_tried_first() -> None:
+    database = InMemoryExampleDatabase()
+    first = fuzz(
+        breaking.BudgetOffByOne(), areas=("loops",), examples_wanted=500, seed=5, database=database
+    )
+    assert first.finding is not None
+    assert first.found_after > 1
+    again = fuzz(
+        breaking.BudgetOffByOne(), areas=("loops",), examples_wanted=500, seed=9, database=database
+    )
+    assert again.finding is not None
+    assert again.found_after <= BATCH  # in the first test case Hypothesis tries
+    # Another area set keeps its own saved failures.
+    other = fuzz(
+        breaking.BudgetOffByOne(), areas=("workflow",), examples_wanted=5, seed=9, database=database
+    )
+    assert other.finding is None
+
+
+def test_adapter_faults_are_faults_not_divergences() -> None:
+    result = fuzz(breaking.RaisesBaseException(), areas=("workflow",), examples_wanted=50)
+    assert result.finding is not None
+    assert result.finding.kind == "fault"
+    assert "Boom" in result.finding.message
+
+
+class EveryThirdPackInvalid(ReferenceAdapter):
+    """Reports a made-up error on every third pack it validates: the same pack is valid or not
+    depending on when it is asked (SEMANTICS R5)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        self.calls += 1
+        found = list(super().validate(pack))
+        if self.calls % 3 == 0:
+            found.append({"code": "schema", "severity": "error", "path": None})
+        return found
+
+
+def test_an_adapter_answering_differently_is_a_fault() -> None:
+    result = fuzz(EveryThirdPackInvalid(), areas=("workflow",), examples_wanted=200, seed=1)
+    assert result.finding is not None
+    assert result.finding.kind == "fault", found(result)
+    assert "did not answer the same way" in result.finding.message
+
+
+def test_a_time_limit_stops_the_run() -> None:
+    result = fuzz(ReferenceAdapter(), examples_wanted=None, max_time=0.5, seed=1)
+    assert result.finding is None
+    assert result.tally.examples >= 1
+    assert result.seconds < 30
+
+
+def test_pending_areas_are_refused() -> None:
+    with pytest.raises(NotImplementedError, match="RFC 0014"):
+        examples("control")
+    with pytest.raises(ValueError, match="examples_wanted or max_time"):
+        fuzz(ReferenceAdapter(), examples_wanted=None)

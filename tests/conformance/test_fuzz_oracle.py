@@ -1,0 +1,275 @@
+"""The fuzzer's oracle: what a runtime must do on an example, MUST only (SEMANTICS R1, R4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance import Catalog
+from conformance._fuzz.oracle import RULES, Expected, expect_run
+from conformance._quotes import normative_quotes
+
+
+def pack(states: dict[str, Any], budget: dict[str, int] | None = None) -> dict[str, Any]:
+    workflow: dict[str, Any] = {"version": 2, "entry": next(iter(states)), "states": states}
+    if budget:
+        workflow["engine"] = {"budget": budget}
+    return {
+        "id": "t",
+        "name": "T",
+        "version": "1.0.0",
+        "template_engine": {"version": "v1", "syntax": "{{variable}}"},
+        "prompts": {
+            "main": {"id": "main", "name": "M", "version": "1.0.0", "system_template": "W"}
+        },
+        "workflow": workflow,
+    }
+
+
+def state(**fields: Any) -> dict[str, Any]:
+    return {"prompt_task": "main", **fields}
+
+
+def run(states: dict[str, Any], script: list[dict[str, Any]], **budget: int) -> Expected:
+    return expect_run("loops", pack(states, budget), script)
+
+
+def expects(expected: Expected) -> list[dict[str, Any]]:
+    return [step["expect"] for step in expected.steps]
+
+
+def test_every_cited_rule_is_a_must_case_with_a_quote(catalog: Catalog) -> None:
+    for rule in RULES:
+        case = catalog.get(rule)
+        assert case is not None, rule
+        assert case.requirement == "MUST", rule
+        assert normative_quotes(case.spec), rule
+
+
+def test_a_transition_and_the_session_at_the_end() -> None:
+    expected = run(
+        {"start": state(on_event={"Go": "work"}), "work": state(terminal=True)},
+        [
+            {"event": "Go"},
+            {"event": "Go"},
+        ],
+    )
+    first, second = expects(expected)
+    assert first == {
+        "transition": {"from": "start", "to": "work", "event": "Go", "redirected": False},
+        "state": "work",
+        "visit_counts": {"start": 1, "work": 1},
+        "status": "completed",
+    }
+    assert second["rejection"] == ["terminal-state", "unknown-event"]
+    assert expected.final == {
+        "state": "work",
+        "status": "completed",
+        "visit_counts": {"start": 1, "work": 1},
+        "history": [{"from": "start", "to": "work", "event": "Go"}],
+    }
+    assert (
+        expected.rule_at(1, "visit_counts.start")
+        == "workflow.execution.start-entry-counts-as-visit"
+    )
+    assert expected.rule_at(1, "visit_counts.work") == "workflow.execution.visit-counts-run"
+    assert expected.rule_at(2, None) == "loops.terminal.accepts-no-events"
+
+
+def test_a_limit_without_redirect_ends_the_workflow() -> None:
+    expected = run(
+        {"start": state(on_event={"Go": "start"}, max_visits=1)},
+        [
+            {"event": "Go"},
+            {"event": "Go"},
+        ],
+    )
+    first, second = expects(expected)
+    assert first["rejection"] == ["max-visits-exceeded", "budget-exhausted"]
+    assert first["status"] == "budget_exhausted"
+    assert second["rejection"] == "budget-exhausted"
+
+
+def test_a_redirect_cycle_leaves_the_status_open_and_ends_the_script() -> None:
+    expected = run(
+        {"start": state(on_event={"Go": "start"}, max_visits=1, on_max_visits="start")},
+        [{"event": "Go"}, {"event": "Go"}],
+    )
+    (only,) = expects(expected)
+    assert only["rejection"] == "max-visits-exceeded"
+    assert "status" not in only
+    assert expected.final is not None
+    assert "status" not in expected.final
+
+
+def test_a_redirect_is_reported() -> None:
+    expected = run(
+        {
+            "start": state(on_event={"Go": "start"}, max_visits=1, on_max_visits="work"),
+            "work": state(on_event={"Go": "start"}),
+        },
+        [{"event": "Go"}],
+    )
+    assert expects(expected)[0]["transition"] == {
+        "from": "start",
+        "to": "work",
+        "event": "Go",
+        "redirected": True,
+        "original_target": "start",
+    }
+
+
+def test_a_state_without_on_event_ends_the_script_without_a_status() -> None:
+    expected = run(
+        {"start": state(on_event={"Go": "end"}), "end": state()},
+        [
+            {"event": "Go"},
+            {"event": "Go"},
+        ],
+    )
+    (only,) = expects(expected)
+    assert only["state"] == "end"
+    assert "status" not in only
+
+
+def test_budgets_leave_the_status_open_before_the_next_event() -> None:
+    expected = run(
+        {"start": state(on_event={"Go": "start"})},
+        [
+            {"tool_calls": 2},
+            {"set_artifact": {"name": "log", "value": "a"}},
+            {"event": "Go"},
+            {"tool_calls": 1},
+        ],
+        max_tool_calls=2,
+    )
+    tools, event = expects(expected)
+    assert tools["status"] == {"$one_of": ["active", "budget_exhausted"]}
+    assert event["rejection"] == "budget-exhausted"
+    assert event["status"] == "budget_exhausted"
+    assert expected.left_out == 2
+
+
+def test_an_undeclared_event_past_a_budget_accepts_either_refusal_and_ends() -> None:
+    expected = run(
+        {"start": state(on_event={"Go": "start"})},
+        [
+            {"tool_calls": 1},
+            {"event": "Stray"},
+            {"event": "Go"},
+        ],
+        max_tool_calls=1,
+    )
+    assert [e.get("rejection") for e in expects(expected)] == [
+        None,
+        ["budget-exhausted", "unknown-event"],
+    ]
+
+
+def test_steps_the_rfcs_leave_open_are_left_out() -> None:
+    expected = run(
+        {
+            "start": state(on_event={"Go": "work"}, orchestration="external"),
+            "work": state(on_event={"Go": "start"}, orchestration="internal"),
+        },
+        [
+            {"event": "Go", "source": "agent"},  # agent event in an external state: SHOULD
+            {"set_artifact": {"name": "log", "value": "a"}},  # undeclared: MAY
+            {"snapshot_restore": True},  # X15: SHOULD
+            {"event": "Go"},
+            {"event": "Go"},  # host event in an internal state: MAY
+            {"event": "Go", "source": "agent"},
+        ],
+    )
+    assert [step.get("source", "host") for step in expected.steps] == ["host", "agent"]
+    assert expected.left_out == 4
+
+
+def test_append_artifacts_hold_every_part_in_order() -> None:
+    log = {"log": {"type": "text/plain", "mode": "append"}, "note": {"type": "text/plain"}}
+    expected = run(
+        {"start": state(on_event={"Go": "start"}, artifacts=log)},
+        [
+            {"set_artifact": {"name": "log", "value": "a"}},
+            {"set_artifact": {"name": "note", "value": "a"}},
+            {"set_artifact": {"name": "log", "value": ""}},
+            {"set_artifact": {"name": "log", "value": "b"}},
+            {"set_artifact": {"name": "note", "value": "b"}},
+        ],
+    )
+    assert expects(expected)[-1]["artifacts"] == {
+        "$subset": {"log": {"$contains_in_order": ["a", "b"]}, "note": "b"}
+    }
+
+
+def composition_pack(steps: list[dict[str, Any]], output: str | None) -> dict[str, Any]:
+    composition: dict[str, Any] = {"version": 1, "steps": steps}
+    if output is not None:
+        composition["output"] = output
+    document = pack({"start": state(terminal=True)})
+    del document["workflow"]
+    document["tools"] = {"search": {"name": "search", "description": "Search."}}
+    document["compositions"] = {"c": composition}
+    return document
+
+
+PARALLEL = {
+    "id": "p",
+    "kind": "parallel",
+    "branches": [
+        {"id": "a", "kind": "prompt", "prompt_task": "main"},
+        {"id": "b", "kind": "tool", "tool": "search"},
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("strategy", "output"),
+    [
+        ("append", {"out": {"$unordered": ["x", 1]}}),
+        ("replace", {"out": {"$one_of": ["x", 1]}}),
+        ("barrier", {"out": {"a": "x", "b": 1}}),
+    ],
+)
+def test_parallel_outputs_as_the_rfc_pins_them(strategy: str, output: Any) -> None:
+    steps = [{**PARALLEL, "reduce": {"strategy": strategy, "into": "out"}}]
+    mocks = {"a": [{"output": "x"}], "b": [{"output": 1}]}
+    expected = expect_run(
+        "compositions",
+        composition_pack(steps, "p"),
+        [{"run_composition": {"name": "c", "input": {"k": 0}, "mocks": mocks}}],
+    )
+    (only,) = expects(expected)
+    assert only == {"composition": {"$subset": {"status": "completed", "output": output}}}
+    assert (
+        expected.rule_at(1, "composition.output") == f"compositions.execution.parallel-{strategy}"
+    )
+
+
+def test_a_failing_run_and_a_skipped_named_step() -> None:
+    steps = [
+        {
+            "id": "r",
+            "kind": "branch",
+            "predicate": {"path": "${input.k}", "op": "equals", "value": 0},
+            "then": "a",
+            "else": "b",
+        },
+        {"id": "a", "kind": "prompt", "prompt_task": "main"},
+        {"id": "b", "kind": "prompt", "prompt_task": "main"},
+    ]
+    document = composition_pack(steps, "b")
+    expected = expect_run(
+        "compositions",
+        document,
+        [
+            {"run_composition": {"name": "c", "input": {"k": 0}, "mocks": {"a": [{"output": 1}]}}},
+            {"run_composition": {"name": "c", "input": {"k": 1}, "mocks": {"b": [{"error": "e"}]}}},
+        ],
+    )
+    # k = 0 skips the named step b: what the output is then is SHOULD (C10), left out.
+    (failed,) = expects(expected)
+    assert failed == {"composition": {"$subset": {"status": "failed"}}}
+    assert expected.left_out == 1
+    assert expected.rule_at(1, "composition.status") == "compositions.tool.error-fails-step"

@@ -1,0 +1,166 @@
+"""``conformance.strategies``: valid packs, near-valid packs with their rules, scripts."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, find, given, settings
+from hypothesis import strategies as st
+
+import reference
+from conformance import Catalog, strategies
+from conformance._quotes import normative_quotes
+
+PASCAL_CASE = re.compile(r"^[A-Z][a-zA-Z0-9]*$")
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+KNOBS = [
+    {},
+    {"loops": False, "redirects": False, "budgets": False, "artifacts": False},
+    {"orchestration": False, "dead_ends": False, "terminal_states": False},
+    {"compositions": True},
+    {"workflow": False, "compositions": True},
+    {"min_states": 8, "max_states": 8},
+]
+
+
+def errors(pack: dict[str, Any]) -> list[str]:
+    return [str(d) for d in reference.validate(pack) if d.severity == "error"]
+
+
+# -- packs ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("knobs", KNOBS, ids=lambda k: ",".join(f"{a}={b}" for a, b in k.items()))
+def test_packs_are_valid_and_readable(knobs: dict[str, Any]) -> None:
+    @FAST
+    @given(strategies.packs(**knobs))
+    def check(pack: dict[str, Any]) -> None:
+        assert errors(pack) == []
+        workflow = pack.get("workflow")
+        if knobs.get("workflow", True):
+            states = workflow["states"]
+            assert knobs.get("min_states", 1) <= len(states) <= knobs.get("max_states", 4)
+            assert list(states) == list(strategies.STATES[: len(states)])
+            for state in states.values():
+                assert all(PASCAL_CASE.match(event) for event in state.get("on_event") or {})
+                if not knobs.get("loops", True):
+                    assert "max_visits" not in state
+                if not knobs.get("artifacts", True):
+                    assert "artifacts" not in state
+        else:
+            assert workflow is None
+        assert ("compositions" in pack) == knobs.get("compositions", False)
+
+    check()
+
+
+def test_packs_shrink_to_small_readable_packs() -> None:
+    """The smallest pack with three states: each state loops on ``Go`` back to ``start``."""
+    found = find(
+        strategies.packs(),
+        lambda pack: len(pack["workflow"]["states"]) >= 3,
+        settings=settings(database=None),
+    )
+    assert found["workflow"] == {
+        "version": 2,
+        "entry": "start",
+        "states": {
+            name: {"prompt_task": "main", "on_event": {"Go": "start"}}
+            for name in ("start", "work", "check")
+        },
+    }
+
+
+def test_packs_refuse_pending_areas_and_bad_knobs() -> None:
+    with pytest.raises(NotImplementedError, match=r"control=True: .*RFC 0014"):
+        strategies.packs(control=True)
+    with pytest.raises(NotImplementedError, match=r"state_agents=True: .*RFC 0011"):
+        strategies.packs(state_agents=True)
+    with pytest.raises(ValueError, match="min_states=3, max_states=2"):
+        strategies.packs(min_states=3, max_states=2)
+    with pytest.raises(ValueError, match="compositions=True"):
+        strategies.packs(workflow=False)
+
+
+# -- near-valid packs -------------------------------------------------------------------------
+
+
+def test_every_mutation_matches_its_catalog_case(catalog: Catalog) -> None:
+    """Each mutation's requirement is the one of the catalog case pinning its rule, and that
+    case expects the pack invalid with the mutation's code (a MUST case quotes the RFC)."""
+    for mutation in strategies.MUTATIONS:
+        case = catalog.get(mutation.case)
+        assert case is not None, mutation.case
+        assert case.area == mutation.area, mutation.name
+        assert case.requirement == mutation.requirement, mutation.name
+        assert case.validation is not None
+        assert not case.validation.valid, mutation.name
+        assert any(mutation.code in ref.codes for ref in case.validation.errors), mutation.name
+        if mutation.requirement == "MUST":
+            assert normative_quotes(case.spec), mutation.case
+
+
+@pytest.mark.parametrize("mutation", strategies.MUTATIONS, ids=lambda m: m.name)
+def test_each_mutation_breaks_its_rule(mutation: strategies.Mutation) -> None:
+    """On any valid pack, the mutation makes the reference report its code (the reference
+    takes the kit's pick where the rule is MAY)."""
+    area = (mutation.area,)
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(strategies.near_valid_packs(areas=area, requirements=(mutation.requirement,)))
+    def check(near: strategies.NearValid) -> None:
+        if near.mutation != mutation:
+            return
+        codes = {d.code for d in reference.validate(near.pack) if d.severity == "error"}
+        assert mutation.code in codes, (near.pointer, codes)
+
+    check()
+
+
+@FAST
+@given(strategies.near_valid_packs(requirements=("MUST",)))
+def test_near_valid_packs_of_must_rules_are_invalid(near: strategies.NearValid) -> None:
+    assert near.requirement == "MUST"
+    assert errors(near.pack)
+
+
+def test_near_valid_packs_refuse_an_empty_choice() -> None:
+    with pytest.raises(ValueError, match="no mutation matches"):
+        strategies.near_valid_packs(areas=("control",))
+
+
+# -- scripts ----------------------------------------------------------------------------------
+
+
+@FAST
+@given(st.data())
+def test_scripts_use_the_packs_names(data: st.DataObject) -> None:
+    pack = data.draw(strategies.packs(compositions=True))
+    script = data.draw(strategies.scripts(pack, max_steps=10, undeclared_artifacts=True))
+    assert len(script) <= 10
+    workflow = pack["workflow"]["states"]
+    declared = {e for s in workflow.values() for e in s.get("on_event") or {}}
+    artifacts = {a for s in workflow.values() for a in s.get("artifacts") or {}}
+    for step in script:
+        kind = next(iter(step))
+        if kind == "event":
+            assert step["event"] in declared | {strategies.STRAY_EVENT}
+            assert step.get("source", "host") in ("host", "agent")
+        elif kind == "set_artifact":
+            assert step["set_artifact"]["name"] in artifacts | {"stray"}
+        elif kind == "run_composition":
+            run = step["run_composition"]
+            assert run["name"] in pack["compositions"]
+            assert set(run["input"]) == {"k"}
+        else:
+            assert kind in ("tool_calls", "advance_clock", "snapshot_restore")
+
+
+@FAST
+@given(st.data())
+def test_single_steps(data: st.DataObject) -> None:
+    pack = data.draw(strategies.packs())
+    step = data.draw(strategies.steps(pack, snapshots=False))
+    assert next(iter(step)) in ("event", "set_artifact", "tool_calls", "advance_clock")
