@@ -7,12 +7,18 @@ with ``--export``), 2 bad arguments or an adapter that cannot be loaded.
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 from typing import Any, TextIO
 
 from conformance._boundary import Guard
-from conformance._cli.common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_error
+from conformance._cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    positive_int,
+    positive_seconds,
+    report_error,
+)
 from conformance._cli.run import add_adapter_options, open_adapter
 from conformance._contract import AREAS
 from conformance._errors import AdapterError
@@ -40,7 +46,7 @@ def add_fuzz_parser(commands: Any) -> None:
     )
     fuzz.add_argument(
         "--examples",
-        type=_count,
+        type=positive_int,
         metavar="N",
         help="how many examples (default 1000, or as many as --max-time allows)",
     )
@@ -48,7 +54,7 @@ def add_fuzz_parser(commands: Any) -> None:
         "--seed", type=int, default=0, metavar="S", help="the seed: same seed, same examples"
     )
     fuzz.add_argument(
-        "--max-time", type=_seconds, metavar="SECONDS", help="stop after about this long"
+        "--max-time", type=positive_seconds, metavar="SECONDS", help="stop after about this long"
     )
     fuzz.add_argument(
         "--export",
@@ -64,26 +70,6 @@ def add_fuzz_parser(commands: Any) -> None:
         "(default .ppconf/fuzz; share one directory between runs to share them)",
     )
     fuzz.add_argument("--no-database", action="store_true", help="keep no example database at all")
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not >= 1")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive, finite number of seconds")
-    return value
 
 
 def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:

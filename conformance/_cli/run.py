@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import signal
 import sys
 import time
@@ -22,6 +21,8 @@ from conformance._cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_UNUSABLE,
+    positive_int,
+    positive_seconds,
     report_error,
 )
 from conformance._contract import AREAS
@@ -84,7 +85,7 @@ def add_run_parser(commands: Any) -> None:
     )
     run.add_argument(
         "--repeat",
-        type=_positive_int,
+        type=positive_int,
         default=1,
         metavar="N",
         help="run each case part N times; a part that does not end the same way every time is "
@@ -97,26 +98,6 @@ def add_run_parser(commands: Any) -> None:
         help="text (default) or json: the levels and verdict as one JSON object on stdout",
     )
     run.set_defaults(handler=run_command)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not >= 1")
-    return value
-
-
-def _timeout(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive, finite number of seconds")
-    return value
 
 
 def add_adapter_options(parser: argparse.ArgumentParser) -> None:
@@ -135,7 +116,7 @@ def add_adapter_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=_timeout,
+        type=positive_seconds,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help=f"time limit for each case part and each protocol request "
