@@ -98,6 +98,4 @@ def _code_for(
 
 def _is_state_field(instance_path: list[str | int], name: str) -> bool:
     """Whether ``instance_path`` is ``/workflow/states/<state>/<name>``."""
-    return len(instance_path) == 4 and instance_path[:2] == ["workflow", "states"] and (
-        instance_path[3] == name
-    )
+    return instance_path[:2] == ["workflow", "states"] and instance_path[3:] == [name]
