@@ -30,6 +30,7 @@ ADAPTERS = {
 CLAIMED = ["workflow", "loops"]
 _ROW = re.compile(r"^(?P<area>[a-z-]+)\s*\|\s*(?P<level>\d|below 0|not assessed)\s*\|", re.M)
 _HEADLINE = re.compile(r"^headline level: (?P<level>\d)\b", re.M)
+_SPEC_VERSION = re.compile(r"^spec version (?P<version>[0-9.]+)$", re.M)
 
 pytestmark = pytest.mark.parametrize(
     "example",
@@ -66,28 +67,31 @@ def _catalog_loaded_once(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
-def stated_levels(example: str) -> tuple[dict[str, int], int]:
-    """The area levels and the headline level the example's README states."""
+def stated_levels(example: str) -> tuple[str, dict[str, int], int]:
+    """The spec version, the area levels and the headline level the example's README states."""
     text = (EXAMPLES / example / "README.md").read_text(encoding="utf-8")
     rows = {m["area"]: m["level"] for m in _ROW.finditer(text)}
     headlines = [int(m["level"]) for m in _HEADLINE.finditer(text)]
+    versions = {m["version"] for m in _SPEC_VERSION.finditer(text)}
     assert len(headlines) == 1, f"{example}/README.md should state one headline level"
-    return {area: int(rows[area]) for area in CLAIMED}, headlines[0]
+    assert len(versions) == 1, f"{example}/README.md should state one spec version"
+    return versions.pop(), {area: int(rows[area]) for area in CLAIMED}, headlines[0]
 
 
 @pytest.mark.usefixtures("_catalog_loaded_once")
 def test_the_readme_states_the_measured_levels(
     example: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    areas, headline = stated_levels(example)
+    version, areas, headline = stated_levels(example)
     arguments = ["run", "--adapter", ADAPTERS[example], "--format", "json"]
+    arguments += ["--spec-version", version]
     if example == "node":
         arguments.append("--validate-protocol")
     status = main([*arguments, "--require-level", str(headline)])
     summary: dict[str, Any] = json.loads(capsys.readouterr().out)
     levels = summary["levels"]
     measured = {a["area"]: a["level"] for a in levels["areas"] if a["area"] in CLAIMED}
-    assert (measured, levels["headline"]) == (areas, headline)
+    assert (levels["spec_version"], measured, levels["headline"]) == (version, areas, headline)
     # The headline covers the claimed areas only: compositions are measured, not charged.
     assert sorted(levels["headline_areas"]) == sorted(CLAIMED)
     assert not levels["claim_notes"]
