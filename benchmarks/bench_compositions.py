@@ -16,10 +16,10 @@ to it (ratio < 1 meets the target):
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from collections.abc import Callable
 from typing import Any
+
+from _timing import median_seconds
 
 import reference
 
@@ -176,15 +176,6 @@ def packs(steps: int) -> dict[str, dict[str, Any]]:
             {"version": 1, "steps": [{**predicate, "predicate": deep_predicate(10_000)}, target]}
         ),
     }
-
-
-def median_seconds(action: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:

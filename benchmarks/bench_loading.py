@@ -21,29 +21,19 @@ from __future__ import annotations
 
 import argparse
 import functools
-import statistics
 import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
 import yaml
+from _timing import median_seconds
 
 import reference
 from reference._loading import yaml_composer, yaml_reader
 
 ROOT = Path(__file__).resolve().parents[1]
 SCALAR_BYTES = 9 * 1024 * 1024
-
-
-def median_seconds(action: Callable[[], object], repeat: int) -> float:
-    """The median wall time of ``repeat`` calls of ``action``."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def catalog_texts() -> list[str]:

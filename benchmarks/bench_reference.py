@@ -19,9 +19,9 @@ import random
 import statistics
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from typing import Any
+
+from _timing import median_seconds
 
 import reference
 
@@ -102,15 +102,6 @@ def _pack(entry: str, states: dict[str, Any], budget: dict[str, int] | None) -> 
         },
         "workflow": workflow,
     }
-
-
-def median_seconds(action: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def events_per_second(pack: dict[str, Any], events: int, repeat: int) -> float:

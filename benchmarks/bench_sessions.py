@@ -21,10 +21,10 @@ where the history grows: the reference must not lose its speed there either.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from collections.abc import Callable
 from typing import Any
+
+from _timing import median_seconds
 
 import reference
 
@@ -84,16 +84,6 @@ def run_reference(
         send = reference.start_session(workflow, clock=clock).send
         for _ in range(events):
             send("Next")
-
-
-def median_seconds(action: Callable[[], object], repeat: int) -> float:
-    """The median wall time of ``repeat`` calls of ``action``."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def compare(label: str, sessions: int, events: int, repeat: int) -> None:
