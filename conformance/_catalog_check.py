@@ -13,13 +13,17 @@ from pathlib import Path
 import reference
 from conformance._cases import Case, case_files, check_unique, load_case
 from conformance._contract import (
+    AREAS,
     COMPOSITION_ERROR_CODES,
     COMPOSITION_RULES,
     COMPOSITION_RUN_CODES,
     COMPOSITION_WARNING_CODES,
+    NEWER_ERROR_CODES,
+    NEWER_WARNING_CODES,
     REJECTION_CODES,
     RULES,
     RULES_COVERED_ELSEWHERE,
+    START_REJECTION_CODES,
     WORKFLOW_ERROR_CODES,
     WORKFLOW_WARNING_CODES,
 )
@@ -100,12 +104,13 @@ def coverage_problems(cases: Sequence[Case]) -> list[str]:
         ("diagnostic code", WORKFLOW_ERROR_CODES + WORKFLOW_WARNING_CODES),
         ("composition diagnostic code", COMPOSITION_ERROR_CODES + COMPOSITION_WARNING_CODES),
         ("composition run code", COMPOSITION_RUN_CODES),
-        ("rejection code", REJECTION_CODES),
+        ("diagnostic code", NEWER_ERROR_CODES + NEWER_WARNING_CODES),
+        ("rejection code", REJECTION_CODES + START_REJECTION_CODES),
     ):
         for code in codes:
             if code not in exercised:
                 problems.append(f"no case exercises the {kind} {code!r}")
-    for area in ("workflow", "loops", "compositions"):
+    for area in AREAS:
         if not any(c.area == area and c.level == 0 and c.load for c in cases):
             problems.append(f"no Level 0 case loads a pack carrying {area} fields")
     for rule in RULES + COMPOSITION_RULES:

@@ -34,7 +34,8 @@ AREA_RFC = {
 
 @dataclass(frozen=True)
 class Rule:
-    """One row of SEMANTICS.md sections 1 and 3 (L1-L5, X1-X16)."""
+    """One row of SEMANTICS.md: sections 1 and 3 (L1-L5, X1-X16), 6.1 and 6.2 (X17-X24), or
+    section 4 (C1-C12)."""
 
     id: str
     requirement: Requirement
@@ -63,7 +64,24 @@ RULES = (
     Rule("X14", "MAY", "persistence is a hint"),
     Rule("X15", "SHOULD", "snapshot and restore"),
     Rule("X16", "MUST", "unknown workflow version refuses to start"),
+    Rule("X17", "SHOULD", "turn is user at start; a restored session keeps turn and reply"),
+    Rule(
+        "X18",
+        "MUST",
+        "after an agent transition the turn is agent iff the state entered has "
+        "control: agent and the workflow is active",
+    ),
+    Rule("X19", "MUST", "an absent control behaves as control: user"),
+    Rule("X20", "MUST", "after a host transition the turn is user"),
+    Rule(
+        "X21", "MUST", "a terminal state, max-visits end or budget stop gives the turn to the user"
+    ),
+    Rule("X22", "MUST", "the text of every round between two user turns makes one reply, in order"),
+    Rule("X23", "MUST", "starting at a state: only that state visited, fresh session data"),
+    Rule("X24", "MUST", "starting as an agent is starting at its state"),
 )
+"""The rows of SEMANTICS.md sections 1 and 3, then those of 6.1 (control, RFC 0014) and 6.2
+(state-agents, RFC 0011)."""
 
 COMPOSITION_RULES = (
     Rule("C1", "MUST", "steps in array order; depends_on joins"),
@@ -139,6 +157,22 @@ COMPOSITION_ERROR_CODES = (
 
 COMPOSITION_WARNING_CODES = ("composition-unreferenced", "join-without-depends-on")
 
+NEWER_ERROR_CODES = (
+    "control-invalid",
+    "agent-state-unknown",
+    "agent-state-without-workflow",
+    "provider-unknown",
+)
+"""Validation errors of SEMANTICS.md section 6 (RFC 0014, RFC 0011, RFC 0017), in its order."""
+
+NEWER_WARNING_CODES = (
+    "control-agent-terminal",
+    "control-cycle-unbounded",
+    "provider-optional-referenced",
+    "provider-role-not-llm",
+)
+"""Validation warnings of SEMANTICS.md section 6, in its order (all RFC-named: SHOULD)."""
+
 RFC_WARNINGS = frozenset(
     (
         "event-name-style",
@@ -209,3 +243,6 @@ REJECTION_CODES = (
     "artifact-undeclared",
     "workflow-version-unsupported",
 )
+
+START_REJECTION_CODES = ("start-state-unknown", "agent-unknown", "agent-not-state-backed")
+"""Why a session does not start at a given state or as a given agent (SEMANTICS 6.2)."""

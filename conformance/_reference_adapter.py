@@ -47,6 +47,14 @@ class ReferenceSession:
     def record_tool_calls(self, count: int) -> None:
         self._session.record_tool_calls(count)
 
+    def agent_text(self, text: str) -> None:
+        """RFC 0014: the agent emits ``text`` in the current round."""
+        self._session.agent_text(text)
+
+    def user_turn(self) -> None:
+        """RFC 0014: the user speaks; the reply so far is delivered."""
+        self._session.user_turn()
+
     def advance_clock(self, seconds: float) -> None:
         self._clock.advance(seconds)
 
@@ -80,7 +88,13 @@ class ReferenceAdapter:
             name="ppconf-reference",
             version=_version(),
             language="python",
-            claims={"workflow": 2, "loops": 2, "compositions": 3},
+            claims={
+                "workflow": 2,
+                "loops": 2,
+                "compositions": 3,
+                "control": 2,
+                "state-agents": 2,
+            },
             extensions=(*self._extensions.kinds, *self._extensions.reducers),
         )
 
@@ -108,6 +122,21 @@ class ReferenceAdapter:
     def start(self, pack: PackInput) -> ReferenceSession:
         clock = reference.ManualClock()
         session = reference.start_session(self._workflow(pack), clock=clock)
+        return ReferenceSession(session, clock, pack, self._extensions)
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> ReferenceSession:
+        """RFC 0011: start at ``state``, or at the state backing the agents member ``agent``."""
+        clock = reference.ManualClock()
+        try:
+            session = reference.start_session(
+                self._workflow(pack), clock=clock, at_state=state, agent=agent
+            )
+        except reference.Rejection as rejection:
+            raise Rejected(
+                rejection.code, limit=rejection.limit, message=rejection.message
+            ) from None
         return ReferenceSession(session, clock, pack, self._extensions)
 
     def restore(self, pack: PackInput, snapshot: Any) -> ReferenceSession:

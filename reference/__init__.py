@@ -1,4 +1,4 @@
-"""The ppconf reference interpreter for PromptPack workflows (RFC 0005, 0009 and 0010).
+"""The ppconf reference interpreter for PromptPack workflows (RFC 0005, 0009, 0010, 0011, 0014).
 
 Load -> validate -> run::
 
@@ -42,6 +42,7 @@ from reference._workflow.session import (
     Session,
     Source,
     Status,
+    Turn,
     restore_session,
     start_session,
 )
@@ -71,6 +72,7 @@ __all__ = [
     "StepFailure",
     "StepTrace",
     "Transition",
+    "Turn",
     "Workflow",
     "compile_workflow",
     "is_valid",

@@ -65,7 +65,7 @@ def _diagnostics(validator: Any, instance: Any, base: tuple[str, ...]) -> list[D
     found = []
     for error in validator.iter_errors(instance):
         instance_path = [*base, *error.instance_path]
-        code = _code_for(instance_path, list(error.schema_path), error.kind)
+        code = _code_for(instance_path, list(error.schema_path), error.kind, error.instance)
         if code is not None:
             message = _MESSAGES.get(code, error.message)
             found.append(Diagnostic(code, "error", json_pointer(*instance_path), message))
@@ -73,7 +73,7 @@ def _diagnostics(validator: Any, instance: Any, base: tuple[str, ...]) -> list[D
 
 
 def _code_for(
-    instance_path: list[str | int], schema_path: list[str | int], kind: Any
+    instance_path: list[str | int], schema_path: list[str | int], kind: Any, value: Any
 ) -> str | None:
     """Map a schema violation to its own SEMANTICS code where it has one (None: drop it)."""
     in_state = "WorkflowState" in schema_path
@@ -85,8 +85,17 @@ def _code_for(
         return "composition-not-allowed"
     if in_state and instance_path[-1:] == ["orchestration"] and schema_path[-1:] == ["enum"]:
         return "orchestration-invalid"
+    if _is_state_field(instance_path, "control") and schema_path[-1:] == ["enum"]:
+        # Once: a string outside the two values has its own code; a non-string is already
+        # reported as `schema` by the type keyword, so its enum violation is dropped.
+        return "control-invalid" if isinstance(value, str) else None
     if instance_path == ["workflow", "version"] and isinstance(
         kind, jsonschema_rs.ValidationErrorKind.Minimum
     ):
         return None  # an integer other than 1 or 2: reported as workflow-version-unsupported
     return "schema"
+
+
+def _is_state_field(instance_path: list[str | int], name: str) -> bool:
+    """Whether ``instance_path`` is ``/workflow/states/<state>/<name>``."""
+    return instance_path[:2] == ["workflow", "states"] and instance_path[3:] == [name]

@@ -1,4 +1,5 @@
-"""Validating packs: the schema, then the workflow rules and the composition rulebook.
+"""Validating packs: the schema, then the pack-wide rules (agents' states, prompts' providers),
+the workflow rules and the composition rulebook.
 
 Every rule reports under a stable code with a JSON pointer. The checks after the schema are
 written to survive malformed input (they skip what the schema already reported), so one run
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference import _schema
+from reference import _providers, _schema
 from reference._compositions import rules as composition_rules
 from reference._diagnostics import Diagnostic, sort_key
 from reference._json import describe_json_type
@@ -26,6 +27,8 @@ def validate(pack: Any) -> list[Diagnostic]:
         kind = describe_json_type(pack)
         return [Diagnostic("schema", "error", "", f"a pack must be an object, not {kind}")]
     found = _schema.pack_diagnostics(pack)
+    found.extend(workflow_rules.agent_states(pack))
+    found.extend(_providers.prompt_diagnostics(pack))
     workflow = pack.get("workflow")
     if isinstance(workflow, dict):
         found.extend(workflow_rules.diagnostics(pack, workflow))

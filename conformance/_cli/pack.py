@@ -58,6 +58,17 @@ def add_pack_parsers(commands: Any) -> None:
         metavar="AFTER:SECONDS",
         help="advance the session clock (repeatable)",
     )
+    start = trace.add_mutually_exclusive_group()
+    start.add_argument(
+        "--at-state",
+        metavar="STATE",
+        help="start at STATE instead of the entry (RFC 0011; only STATE counts as visited)",
+    )
+    start.add_argument(
+        "--agent",
+        metavar="MEMBER",
+        help="start as the agents member MEMBER, at the state it names (RFC 0011)",
+    )
     trace.add_argument("--format", choices=("table", "json"), default="table")
     trace.set_defaults(handler=_trace)
 
@@ -161,7 +172,9 @@ def _trace(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_UNUSABLE
     clock = reference.ManualClock()
     try:
-        session = reference.start_session(pack, clock=clock)
+        session = reference.start_session(
+            pack, clock=clock, at_state=args.at_state, agent=args.agent
+        )
     except reference.Rejection as rejection:
         report_error(f"{args.pack}: the session cannot start: {rejection}")
         return EXIT_FAILED
@@ -169,6 +182,7 @@ def _trace(args: argparse.Namespace, out: TextIO) -> int:
         report_error(f"{args.pack}: {error}")
         return EXIT_FAILED
 
+    start = _start_label(args, session.current_state)
     steps: list[dict[str, Any]] = []
     try:
         _run_actions(session, clock, actions.get(0, []))
@@ -179,6 +193,8 @@ def _trace(args: argparse.Namespace, out: TextIO) -> int:
             except reference.Rejection as rejection:
                 step["rejection"] = {"code": rejection.code, "limit": rejection.limit}
             step["artifacts"] = session.state()["artifacts"]
+            if session.workflow.tracks_turns:  # as the table's turn column
+                step["turn"] = session.turn
             steps.append(step)
             _run_actions(session, clock, actions.get(number, []))
     except _UsageError as error:
@@ -189,14 +205,24 @@ def _trace(args: argparse.Namespace, out: TextIO) -> int:
         json.dump({"pack": args.pack, "steps": steps, "final": final}, out, indent=2)
         out.write("\n")
     else:
-        print(_trace_table(session, steps), file=out)
+        print(_trace_table(session, start, steps), file=out)
         visits = ", ".join(f"{k}={v}" for k, v in final["visit_counts"].items())
+        turn = f", turn {final['turn']}" if session.workflow.tracks_turns else ""
         print(
             f"final: state {final['current_state']}, status {final['status']}, "
-            f"visits {visits}, tool calls {final['tool_calls']}",
+            f"visits {visits}, tool calls {final['tool_calls']}{turn}",
             file=out,
         )
     return EXIT_OK
+
+
+def _start_label(args: argparse.Namespace, state: str) -> tuple[str, str]:
+    """The state the session started in, and how it got there, for the table's first row."""
+    if args.agent is not None:
+        return state, f"(agent {args.agent})"
+    if args.at_state is not None:
+        return state, "(at state)"
+    return state, "(entry)"
 
 
 def _parse_event(token: str) -> tuple[reference.Source, str]:
@@ -254,11 +280,19 @@ def _run_actions(
             raise _UsageError(f"bad --{kind.replace('_', '-')} value {value!r}: {error}") from None
 
 
-def _trace_table(session: reference.Session, steps: list[dict[str, Any]]) -> str:
+def _trace_table(
+    session: reference.Session, start: tuple[str, str], steps: list[dict[str, Any]]
+) -> str:
+    """The trace as a table. A ``turn`` column (RFC 0014) is shown for workflows with a
+    ``control: agent`` state: in any other the user holds every turn, and the tables of packs
+    that predate ``control`` stay as they were."""
     names = list(session.workflow.artifact_modes)
-    entry = session.workflow.entry
-    rows = [["0", f"-> {entry} (1)", "(entry)", "start", *("-" for _ in names)]]
-    visits = {entry: 1}
+    turns = session.workflow.tracks_turns
+    first, how = start
+    rows = [
+        ["0", f"-> {first} (1)", how, "start", *(["user"] if turns else []), *("-" for _ in names)]
+    ]
+    visits = {first: 1}
     for step in steps:
         event = step["event"] + (" [agent]" if step["source"] == "agent" else "")
         if "transition" in step:
@@ -274,8 +308,10 @@ def _trace_table(session: reference.Session, steps: list[dict[str, Any]]) -> str
             limit = f" ({rejection['limit']})" if rejection["limit"] else ""
             result = f"rejected: {rejection['code']}{limit}"
         values = [step["artifacts"].get(n, "-") for n in names]
-        rows.append([str(step["step"]), moved, event, result, *values])
-    return render_table(["#", "transition", "event", "result", *names], rows)
+        turn = [step["turn"]] if turns else []
+        rows.append([str(step["step"]), moved, event, result, *turn, *values])
+    header = ["#", "transition", "event", "result", *(["turn"] if turns else []), *names]
+    return render_table(header, rows)
 
 
 # -- run-composition ----------------------------------------------------------------------------

@@ -22,9 +22,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference import _graph, _schema
+from reference import _graph, _providers, _schema
 from reference._compositions.vocabulary import (
     BINDINGS,
+    CALL_KINDS,
     COMPARE_OPS,
     LIST_OPS,
     PREDICATE_VARIANTS,
@@ -128,12 +129,15 @@ class PackContext:
         tools: the keys of the pack's ``tools``.
         pack_evals: the ids of the pack-level ``evals``.
         referenced: the compositions a composition-mode workflow state names.
+        requirements: the provider requirements (``None`` when ``requires`` is malformed:
+            provider references are then left unchecked).
     """
 
     prompts: Mapping[str, Any]
     tools: frozenset[str]
     pack_evals: frozenset[str]
     referenced: frozenset[str]
+    requirements: _providers.Requirements | None = None
 
     @classmethod
     def of(cls, pack: Mapping[str, Any]) -> PackContext:
@@ -154,6 +158,7 @@ class PackContext:
             tools=frozenset(tools) if isinstance(tools, dict) else frozenset(),
             pack_evals=_eval_ids(pack.get("evals")),
             referenced=frozenset(referenced),
+            requirements=_providers.Requirements.of(pack),
         )
 
     def evals_for(self, task: Any) -> frozenset[str]:
@@ -511,6 +516,46 @@ def tools(composition: Composition) -> Iterator[Diagnostic]:
                 yield error("step-tool-unknown", where, f"tool {tool!r} is not a key of tools")
 
 
+def providers(composition: Composition) -> Iterator[Diagnostic]:
+    """RFC 0017 on prompt and agent steps: ``provider-unknown`` and
+    ``provider-optional-referenced`` (warning) at a step's ``provider``, and
+    ``provider-role-not-llm`` (warning) for a prompt step without ``output_schema`` whose
+    provider (its own, else its prompt's, else ``default``) has a role other than ``llm``: at
+    its ``provider``, or at its ``prompt_task`` when it inherits the provider."""
+    requirements = composition.context.requirements
+    if requirements is None:
+        return
+    for step in composition.steps:
+        if step.kind not in CALL_KINDS:
+            continue
+        value = step.data.get("provider")
+        if isinstance(value, str):
+            problem = _providers.reference_problem(requirements, value)
+            if problem is not None:
+                yield Diagnostic(
+                    problem.code, problem.severity, spell((step.where, "provider")), problem.message
+                )
+        if step.kind != "prompt" or "output_schema" in step.data:
+            continue
+        if "provider" in step.data:
+            key = value if isinstance(value, str) else None
+            where: Where = (step.where, "provider")
+        else:
+            task = step.data.get("prompt_task")
+            if not isinstance(task, str) or task not in composition.context.prompts:
+                continue
+            key = _providers.prompt_provider(composition.context.prompts[task])
+            where = (step.where, "prompt_task")
+        requirement = _providers.not_llm(requirements, key)
+        if requirement is not None:
+            yield warning(
+                "provider-role-not-llm",
+                where,
+                f"prompt step {step.label()} has no output_schema, so it asks for free text, "
+                f"but its provider {requirement.key!r} has role {requirement.role!r}, not 'llm'",
+            )
+
+
 def termination(composition: Composition) -> Iterator[Diagnostic]:
     """``agent-termination-missing``: an agent step without ``termination``, or with neither
     ``max_steps`` nor ``tool_called`` in it."""
@@ -760,6 +805,7 @@ RULES: tuple[Rule, ...] = (
     kind,
     member_kind,
     prompt_task,
+    providers,
     tools,
     termination,
     branches,

@@ -18,6 +18,9 @@ V1_KINDS = ("prompt", "agent", "tool", "branch", "parallel")
 LEAF_KINDS = ("prompt", "agent", "tool")
 """The v1 kinds that run as a parallel's branches in this reference (vendor kinds do too)."""
 V1_REDUCERS = ("append", "replace", "barrier")
+CALL_KINDS = ("prompt", "agent")
+"""The kinds that call a model and may name a ``provider`` (RFC 0017); tool, branch and
+parallel steps make no model call."""
 
 REQUIRED_FIELDS = {
     "prompt": ("prompt_task",),

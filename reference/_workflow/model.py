@@ -30,6 +30,8 @@ class StateSpec:
         orchestration: ``internal`` (the default), ``external``, ``hybrid`` or ``composition``.
         composition: the composition run in composition mode.
         artifacts: artifact name -> mode, as this state declares them.
+        control: RFC 0014: who holds the next turn after an agent-sourced entry, ``user``
+            (the default, also when absent) or ``agent``.
     """
 
     name: str
@@ -41,6 +43,7 @@ class StateSpec:
     orchestration: str
     composition: str | None
     artifacts: Mapping[str, str]
+    control: str = "user"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +102,8 @@ class Node:
         terminal: X2.
         external: whether agent-sourced events are refused (X13).
         max_visits: the loop guard, if any.
+        keeps_turn: RFC 0014: whether an agent-sourced entry leaves the turn with the agent
+            (``control: agent`` on a state that is not terminal, X18).
         moves: event -> (the target's node, the :class:`Transition` of an unredirected move,
             the history entry ``(from, to, event)``). Both are immutable, so every session
             shares them.
@@ -109,6 +114,7 @@ class Node:
     terminal: bool
     external: bool
     max_visits: int | None
+    keeps_turn: bool
     moves: dict[str, tuple[Node, Transition, tuple[str, str, str]]]
 
 
@@ -129,6 +135,18 @@ class Workflow:
     source: Mapping[str, Any] = field(repr=False)
     nodes: Mapping[str, Node] = field(repr=False, compare=False)
     """The states as sessions step through them (see :class:`Node`)."""
+    agent_states: Mapping[str, str | None] = field(default_factory=lambda: MappingProxyType({}))
+    """RFC 0011: each ``agents.members`` key -> its ``state``, or ``None`` for a member
+    without one (a prompt-backed agent)."""
+
+    @cached_property
+    def tracks_turns(self) -> bool:
+        """Whether some state can keep the turn with the agent (RFC 0014 ``control: agent``).
+
+        Without one, ``turn`` is ``user`` after every transition, so sessions skip the
+        bookkeeping on their events.
+        """
+        return any(node.keeps_turn for node in self.nodes.values())
 
     @property
     def declares_artifacts(self) -> bool:
@@ -163,10 +181,27 @@ def compile_workflow(pack: Mapping[str, Any]) -> Workflow:
         raise PackInvalidError(errors)
     if not isinstance(workflow, Mapping):
         raise PackInvalidError([], "the pack has no workflow to run")
-    return _compile(workflow)
+    return _compile(workflow, _agent_states(pack.get("agents")))
 
 
-def _compile(workflow: Mapping[str, Any]) -> Workflow:
+def _agent_states(agents: Any) -> dict[str, str | None]:
+    """RFC 0011: ``agents.members`` key -> ``state`` (``None`` when the member has none).
+
+    Only the shape a session needs is read; the validator has judged the rest.
+    """
+    members = agents.get("members") if isinstance(agents, Mapping) else None
+    if not isinstance(members, Mapping):
+        return {}
+    states: dict[str, str | None] = {}
+    for name, member in members.items():
+        state = member.get("state") if isinstance(member, Mapping) else None
+        states[str(name)] = state if isinstance(state, str) else None
+    return states
+
+
+def _compile(
+    workflow: Mapping[str, Any], agent_states: Mapping[str, str | None] | None = None
+) -> Workflow:
     states: dict[str, StateSpec] = {}
     artifact_modes: dict[str, str] = {}
     for name, raw in workflow["states"].items():
@@ -188,9 +223,18 @@ def _compile(workflow: Mapping[str, Any]) -> Workflow:
             orchestration=raw.get("orchestration", "internal"),
             composition=raw.get("composition"),
             artifacts=MappingProxyType(artifacts),
+            control="agent" if raw.get("control") == "agent" else "user",
         )
     nodes = {
-        name: Node(spec, name, spec.terminal, spec.orchestration == "external", spec.max_visits, {})
+        name: Node(
+            spec,
+            name,
+            spec.terminal,
+            spec.orchestration == "external",
+            spec.max_visits,
+            spec.control == "agent" and not spec.terminal,
+            {},
+        )
         for name, spec in states.items()
     }
     for node in nodes.values():
@@ -210,6 +254,7 @@ def _compile(workflow: Mapping[str, Any]) -> Workflow:
         artifact_modes=MappingProxyType(artifact_modes),
         source=workflow,
         nodes=MappingProxyType(nodes),
+        agent_states=MappingProxyType(dict(agent_states or {})),
     )
 
 

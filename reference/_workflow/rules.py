@@ -1,5 +1,6 @@
-"""The workflow rules of SEMANTICS.md section 2: what ``reference.validate`` checks in a pack's
-``workflow`` after the schema.
+"""The workflow rules of SEMANTICS.md sections 2 and 6: what ``reference.validate`` checks in
+a pack's ``workflow`` after the schema, with ``control`` (RFC 0014) and the states agents are
+backed by (RFC 0011).
 
 As for compositions, each rule is a small function that yields diagnostics, reading a
 :class:`WorkflowView`; the rules about single states go through its :class:`State` objects.
@@ -21,6 +22,8 @@ from reference._diagnostics import Diagnostic
 from reference._json import is_integer, json_pointer
 
 SUPPORTED_WORKFLOW_VERSIONS = (1, 2)
+CONTROLS = ("user", "agent")
+"""The values of a state's ``control`` (RFC 0014); absent means ``user``."""
 ORCHESTRATIONS = ("internal", "external", "hybrid", "composition")
 PERSISTENCES = ("transient", "persistent")
 _PASCAL_CASE = re.compile(r"[A-Z][a-zA-Z0-9]*")
@@ -67,6 +70,8 @@ class State:
         redirect: ``on_max_visits`` when a string.
         marked_terminal: ``terminal: true``.
         terminal: X2: ``terminal: true``, or no ``on_event`` entries (the v1.3 convention).
+        agent_control: ``control: agent`` (RFC 0014; any other value holds the turn for the
+            user, as an absent one does).
     """
 
     number: int
@@ -78,6 +83,7 @@ class State:
     redirect: str | None
     marked_terminal: bool
     terminal: bool
+    agent_control: bool
 
     def pointer(self, *tokens: str) -> str:
         """A pointer into this state."""
@@ -130,6 +136,7 @@ class WorkflowView:
                 redirect=_string(data, "on_max_visits"),
                 marked_terminal=marked_terminal,
                 terminal=marked_terminal or not events,
+                agent_control=data.get("control") == "agent",
             )
             view.states.append(state)
             if "artifacts" in data:
@@ -180,6 +187,13 @@ class WorkflowView:
         """Whether the ``on_event`` edges hold a cycle."""
         edges = self.event_edges
         return any(_graph.is_cyclic(c, edges) for c in self.components)
+
+    @cached_property
+    def agent_roots(self) -> list[tuple[str, int]]:
+        """``(member, state number)`` for each agent member backed by a known state (RFC
+        0011), in document order: where invoking that agent enters the workflow."""
+        members = _agent_members(self.pack)
+        return [(member, self.number[state]) for member, state in members if state in self.number]
 
     @property
     def budget(self) -> dict[str, Any] | None:
@@ -281,18 +295,21 @@ def loops(view: WorkflowView) -> Iterator[Diagnostic]:
 
 
 def reachability(view: WorkflowView) -> Iterator[Diagnostic]:
-    """``unreachable-state`` (not reachable from ``entry``) and ``budget-below-max-visits``
-    (``max_total_visits`` below the sum of the reachable states' ``max_visits``)."""
+    """``unreachable-state`` (not reachable from ``entry`` nor from the state of an agent
+    member, RFC 0011) and ``budget-below-max-visits`` (``max_total_visits`` below the sum of
+    the reachable states' ``max_visits``)."""
     value = view.data.get("entry")
     if not (isinstance(value, str) and value in view.number):
         return
-    seen = _graph.reachable([view.number[value]], view.event_edges, view.redirects)
+    roots = [view.number[value], *(number for _, number in view.agent_roots)]
+    seen = _graph.reachable(roots, view.event_edges, view.redirects)
+    origin = f"the entry {value!r}" + (" or an agent's state" if view.agent_roots else "")
     for state in view.states:
         if not seen[state.number]:
             yield warning(
                 "unreachable-state",
                 state.pointer(),
-                f"state {state.name!r} cannot be reached from the entry {value!r}",
+                f"state {state.name!r} cannot be reached from {origin}",
             )
     budget = view.budget
     total_visits = budget.get("max_total_visits") if budget is not None else None
@@ -340,6 +357,51 @@ def redirect_cycles(view: WorkflowView) -> Iterator[Diagnostic]:
             "redirect-cycle",
             json_pointer("workflow", "states", ordered[0], "on_max_visits"),
             "on_max_visits chain never exits: " + " -> ".join([*ordered, ordered[0]]),
+        )
+
+
+def control_cycles(view: WorkflowView) -> Iterator[Diagnostic]:
+    """``control-cycle-unbounded`` (warning, RFC 0014 rule 4): once per strongly connected
+    component of the ``on_event`` edges among non-terminal ``control: agent`` states that holds
+    a cycle, when none of its states has ``max_visits`` and no state that hands the turn back
+    (``control`` user or absent, or terminal) can be reached from it. ``engine.budget`` does not
+    silence it: the RFC names only ``max_visits``.
+
+    Reaching such a state follows ``on_event`` edges and the ``on_max_visits`` edges of states
+    that have ``max_visits`` (elsewhere a redirect never fires).
+    """
+    in_loop = [s.agent_control and not s.terminal for s in view.states]
+    if not any(in_loop):
+        return
+    agent_edges = [
+        [t for t in view.event_edges[v] if in_loop[t]] if in_loop[v] else []
+        for v in range(len(view.states))
+    ]
+    components = [
+        c
+        for c in _graph.strongly_connected_components(agent_edges)
+        if in_loop[c[0]] and _graph.is_cyclic(c, agent_edges)
+    ]
+    if not components:
+        return
+    guarded_redirects = [
+        redirect if state.guard is not None else None
+        for state, redirect in zip(view.states, view.redirects, strict=True)
+    ]
+    hands_back = _graph.reachable(
+        [v for v, looping in enumerate(in_loop) if not looping],
+        _graph.reverse(view.event_edges, guarded_redirects),
+    )
+    for component in components:
+        if any(view.states[v].guard is not None or hands_back[v] for v in component):
+            continue
+        members = sorted(view.states[v].name for v in component)
+        yield warning(
+            "control-cycle-unbounded",
+            json_pointer("workflow", "states", members[0]),
+            "control: agent states " + ", ".join(members) + " form a loop with no max_visits "
+            "and no reachable state that hands the turn back to the user; the agent could "
+            "keep the turn forever",
         )
 
 
@@ -448,6 +510,19 @@ def dead_end(view: WorkflowView) -> Iterator[Diagnostic]:
             )
 
 
+def control_agent_terminal(view: WorkflowView) -> Iterator[Diagnostic]:
+    """``control-agent-terminal`` (warning, RFC 0014 rule 3): ``control: agent`` on a state
+    marked ``terminal: true``, where it has no effect."""
+    for state in view.states:
+        if state.agent_control and state.marked_terminal:
+            yield warning(
+                "control-agent-terminal",
+                state.pointer("control"),
+                f"terminal state {state.name!r} declares control: agent, which has no effect: "
+                "a terminal state ends the conversation",
+            )
+
+
 def artifact_modes(view: WorkflowView) -> Iterator[Diagnostic]:
     """``artifact-mode-conflict`` (warning): once per artifact, at the first declaration
     whose mode differs from its first one."""
@@ -476,6 +551,7 @@ WORKFLOW_RULES: tuple[Callable[[WorkflowView], Iterator[Diagnostic]], ...] = (
     reachability,
     terminal_paths,
     redirect_cycles,
+    control_cycles,
 )
 """The rules read once per workflow."""
 
@@ -487,9 +563,52 @@ STATE_RULES: tuple[Callable[[WorkflowView], Iterator[Diagnostic]], ...] = (
     terminal_with_transitions,
     persistence,
     dead_end,
+    control_agent_terminal,
     artifact_modes,
 )
 """The rules about each well-formed state (each reads every state, in document order)."""
+
+
+# -- the rules about agents backed by states (RFC 0011), whether or not there is a workflow ----
+
+
+def agent_states(pack: dict[str, Any]) -> Iterator[Diagnostic]:
+    """``agent-state-without-workflow`` (an agent member's ``state`` in a pack without
+    ``workflow``) and ``agent-state-unknown`` (not a key of ``workflow.states``), at
+    ``/agents/members/<member>/state``.
+
+    Arguments:
+        pack: the loaded pack (an object).
+    """
+    workflow = pack.get("workflow")
+    states = workflow.get("states") if isinstance(workflow, dict) else None
+    for member, state in _agent_members(pack):
+        where = json_pointer("agents", "members", member, "state")
+        if "workflow" not in pack:
+            yield error(
+                "agent-state-without-workflow",
+                where,
+                f"agent {member!r} is backed by state {state!r} but the pack has no workflow",
+            )
+        elif isinstance(states, dict) and state not in states:
+            yield error(
+                "agent-state-unknown",
+                where,
+                f"agent {member!r} is backed by state {state!r}, which is not a workflow state",
+            )
+
+
+def _agent_members(pack: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(member, state)`` for each agent member whose ``state`` is a string."""
+    agents = pack.get("agents")
+    members = agents.get("members") if isinstance(agents, dict) else None
+    if not isinstance(members, dict):
+        return []
+    return [
+        (name, member["state"])
+        for name, member in members.items()
+        if isinstance(member, dict) and isinstance(member.get("state"), str)
+    ]
 
 
 def _on_event(state: dict[str, Any]) -> dict[str, str]:

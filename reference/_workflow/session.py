@@ -1,4 +1,6 @@
-"""Running a workflow: one session, one active state, the rules X1-X16 of SEMANTICS.md."""
+"""Running a workflow: one session, one active state, the rules X1-X16 of SEMANTICS.md,
+turns and replies (RFC 0014 ``control``, X17-X22) and starting at a state or as a
+state-backed agent (RFC 0011, X23-X24)."""
 
 from __future__ import annotations
 
@@ -15,11 +17,17 @@ Clock = Callable[[], float]
 
 Source = Literal["host", "agent"]
 Status = Literal["active", "completed", "budget_exhausted"]
+Turn = Literal["user", "agent"]
+"""RFC 0014: who holds the next turn."""
 
 ACTIVE: Status = "active"
 COMPLETED: Status = "completed"
 BUDGET_EXHAUSTED: Status = "budget_exhausted"
 _STATUSES = (ACTIVE, COMPLETED, BUDGET_EXHAUSTED)
+USER: Turn = "user"
+AGENT: Turn = "agent"
+REPLY_JOIN = "\n"
+"""X22: what the texts of several rounds are joined with in one reply."""
 SNAPSHOT_FORMAT = "ppconf-session/1"
 
 
@@ -45,21 +53,55 @@ def _limit(value: int | None) -> float:
     return math.inf if value is None else value
 
 
-def start_session(workflow: Workflow | Mapping[str, Any], *, clock: Clock | None = None) -> Session:
-    """Start a session at the workflow's entry state (X1).
+def start_session(
+    workflow: Workflow | Mapping[str, Any],
+    *,
+    clock: Clock | None = None,
+    at_state: str | None = None,
+    agent: str | None = None,
+) -> Session:
+    """Start a session at the workflow's entry state (X1), or at another state (X23, X24).
 
     Arguments:
         workflow: a compiled :class:`Workflow`, or a pack to validate and compile.
         clock: the session clock (default: :func:`time.monotonic`); pass a
             :class:`ManualClock` to control ``max_wall_time_sec`` exactly.
+        at_state: RFC 0011: start at this state instead of the entry. It counts as visited
+            once; the entry does not.
+        agent: RFC 0011: start as this ``agents.members`` key, i.e. at its ``state``.
 
     Raises:
-        Rejection: ``workflow-version-unsupported`` (X16).
+        Rejection: ``workflow-version-unsupported`` (X16); ``start-state-unknown``,
+            ``agent-unknown`` or ``agent-not-state-backed`` when the start is refused.
         PackInvalidError: the pack has validation errors or no workflow.
+        ValueError: both ``at_state`` and ``agent`` are given.
     """
     if not isinstance(workflow, Workflow):
         workflow = compile_workflow(workflow)
-    return Session(workflow, clock or time.monotonic)
+    if at_state is None and agent is None:
+        return Session(workflow, clock or time.monotonic)
+    return Session(workflow, clock or time.monotonic, _start_state(workflow, at_state, agent))
+
+
+def _start_state(workflow: Workflow, at_state: str | None, agent: str | None) -> str:
+    """The state a session started at ``at_state`` or as ``agent`` begins in (X23, X24)."""
+    if agent is not None:
+        if at_state is not None:
+            raise ValueError("start at a state or as an agent, not both")
+        if agent not in workflow.agent_states:
+            members = ", ".join(sorted(workflow.agent_states)) or "none"
+            raise Rejection(
+                "agent-unknown", f"the pack has no agents member {agent!r} (members: {members})"
+            )
+        at_state = workflow.agent_states[agent]
+        if at_state is None:
+            raise Rejection(
+                "agent-not-state-backed",
+                f"agents member {agent!r} has no 'state'; it runs its prompt, not the workflow",
+            )
+    if at_state is None or at_state not in workflow.nodes:
+        raise Rejection("start-state-unknown", f"the workflow has no state {at_state!r}")
+    return at_state
 
 
 def restore_session(
@@ -85,7 +127,7 @@ def restore_session(
 class Session:
     """One run of a workflow. Create it with :func:`start_session` or :func:`restore_session`."""
 
-    def __init__(self, workflow: Workflow, clock: Clock) -> None:
+    def __init__(self, workflow: Workflow, clock: Clock, start: str | None = None) -> None:
         self.workflow = workflow
         self._nodes = workflow.nodes
         budget = workflow.budget
@@ -97,7 +139,7 @@ class Session:
         self._records_artifacts = workflow.declares_artifacts
         self._clock = clock
         self._origin = clock()
-        entry = workflow.nodes[workflow.entry]
+        entry = workflow.nodes[workflow.entry if start is None else start]
         self._node: Node = entry
         self._status: Status = COMPLETED if entry.terminal else ACTIVE
         self._visits: dict[str, int] = {entry.name: 1}
@@ -107,6 +149,11 @@ class Session:
         self._artifact_history: list[tuple[str, str, str, dict[str, str]]] = []
         self._tool_calls = 0
         self._exhausted_by: str | None = None  # the budget limit that ended the session
+        # RFC 0014: only a workflow with a control: agent state ever gives the agent the turn;
+        # for any other, send() leaves the turn alone (it is the user's after every event).
+        self._tracks_turns = workflow.tracks_turns
+        self._turn: Turn = USER  # X17: start is not a transition
+        self._replies: list[str] = []  # the texts of the rounds since the last user turn
 
     # -- inputs --------------------------------------------------------------------------------
 
@@ -135,6 +182,7 @@ class Session:
             if limit is not None:
                 self._status = BUDGET_EXHAUSTED
                 self._exhausted_by = limit
+                self._turn = USER  # X21
                 raise Rejection("budget-exhausted", f"{limit} is reached", limit)
         if source == "agent" and node.external:
             raise Rejection(
@@ -157,6 +205,10 @@ class Session:
         self._node = target
         if target.terminal:
             self._status = COMPLETED
+        if self._tracks_turns:
+            # X18, X20, X21: the agent keeps the turn only on its own move into a
+            # control: agent state (keeps_turn is false for terminal states).
+            self._turn = AGENT if target.keeps_turn and source == "agent" else USER
         if self._records_artifacts:
             self._artifact_history.append((*entry, dict(self._artifacts)))
         return transition
@@ -180,6 +232,23 @@ class Session:
         else:
             self._artifacts[name] = value
 
+    def agent_text(self, text: str) -> None:
+        """The agent emits ``text`` in the current round (RFC 0014, X22).
+
+        A round that answers with text and no transition ends the agent's run of rounds: the
+        turn is the user's. The text joins the reply the user gets (empty text adds nothing).
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"agent text is a string, not {type(text).__name__}")
+        if text:
+            self._replies.append(text)
+        self._turn = USER
+
+    def user_turn(self) -> None:
+        """The user speaks: the reply so far has been delivered and is cleared (X22)."""
+        self._replies.clear()
+        self._turn = USER
+
     def record_tool_calls(self, count: int) -> None:
         """Add ``count`` host-reported tool calls to the session total (for ``max_tool_calls``)."""
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
@@ -197,6 +266,16 @@ class Session:
     def status(self) -> Status:
         """``active``, ``completed`` or ``budget_exhausted`` (X3)."""
         return self._status
+
+    @property
+    def turn(self) -> Turn:
+        """RFC 0014: who holds the next turn, ``user`` or ``agent`` (X17-X21)."""
+        return self._turn
+
+    @property
+    def reply(self) -> str:
+        """RFC 0014: the agent's text since the last user turn, rounds joined by a newline."""
+        return REPLY_JOIN.join(self._replies)
 
     def elapsed(self) -> float:
         """Seconds since the session started, on its clock."""
@@ -226,6 +305,8 @@ class Session:
             "tool_calls": self._tool_calls,
             "elapsed_sec": self.elapsed(),
             "exhausted_by": self._exhausted_by,
+            "turn": self._turn,
+            "reply": REPLY_JOIN.join(self._replies),
             # RFC 0009 Level 2, template variable injection: what {{artifacts.X}} reads.
             "prompt_variables": {"artifacts": dict(sorted(self._artifacts.items()))},
         }
@@ -244,6 +325,8 @@ class Session:
             "tool_calls": self._tool_calls,
             "elapsed_sec": self.elapsed(),
             "exhausted_by": self._exhausted_by,
+            "turn": self._turn,
+            "reply": list(self._replies),
         }
 
     # -- internals -----------------------------------------------------------------------------
@@ -283,6 +366,7 @@ class Session:
             redirect = state.spec.on_max_visits
             if redirect is None or redirect in tried:
                 self._status = BUDGET_EXHAUSTED
+                self._turn = USER  # X21
                 chain = " -> ".join(tried)
                 raise Rejection(
                     "max-visits-exceeded",
@@ -332,4 +416,15 @@ class Session:
         if exhausted_by not in (None, "max_total_visits", "max_tool_calls", "max_wall_time_sec"):
             raise SnapshotError(f"unknown budget limit {exhausted_by!r}")
         self._exhausted_by = exhausted_by
+        # Snapshots taken before RFC 0014 support carry no turn: the user's, nothing said.
+        turn = snapshot.get("turn", USER)
+        replies = snapshot.get("reply", [])
+        if turn not in (USER, AGENT):
+            raise SnapshotError(f"unknown turn {turn!r}")
+        if turn == AGENT and not (status == ACTIVE and self._node.keeps_turn):
+            raise SnapshotError("only an active session in a control: agent state is the agent's")
+        if not isinstance(replies, list) or not all(isinstance(r, str) for r in replies):
+            raise SnapshotError("reply must be a list of texts")
+        self._turn = turn
+        self._replies = list(replies)
         self._origin = self._clock() - float(snapshot["elapsed_sec"])

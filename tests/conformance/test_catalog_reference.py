@@ -15,8 +15,11 @@ from conformance._contract import (
     COMPOSITION_RUN_CODES,
     COMPOSITION_WARNING_CODES,
     KIT_CODES,
+    NEWER_ERROR_CODES,
+    NEWER_WARNING_CODES,
     REJECTION_CODES,
     RULES,
+    START_REJECTION_CODES,
     WORKFLOW_ERROR_CODES,
     WORKFLOW_WARNING_CODES,
 )
@@ -68,6 +71,9 @@ def test_every_case_declares_rules_known_to_the_contract() -> None:
         + COMPOSITION_WARNING_CODES
         + COMPOSITION_RUN_CODES
         + KIT_CODES
+        + NEWER_ERROR_CODES
+        + NEWER_WARNING_CODES
+        + START_REJECTION_CODES
     )
     unknown = {(c.id, r) for c in CATALOG.cases for r in c.rules if r not in known}
     assert unknown == set()
@@ -89,7 +95,7 @@ def test_contract_matches_semantics() -> None:
     """The kit's table of rows and codes is the one SEMANTICS.md gives."""
     text = SEMANTICS.read_text(encoding="utf-8")
     sections = re.split(r"^## ", text, flags=re.M)
-    rows_1_3 = "".join(s for s in sections if s[:2] in ("1.", "2.", "3."))
+    rows_1_3 = "".join(s for s in sections if s[:2] in ("1.", "2.", "3.", "6."))
     # The last cell holds the requirement, sometimes split ("host events MUST; agent ...
     # SHOULD"): the first word of it is the row's own.
     cells = re.findall(r"^\| (L\d+|X\d+) \|.*\|([^|]*)\|\s*$", rows_1_3, flags=re.M)
@@ -114,3 +120,15 @@ def test_contract_matches_semantics() -> None:
     section_3 = next(s for s in sections if s.startswith("3."))
     mentioned = set(re.findall(r"`([a-z]+(?:-[a-z]+)+)`", section_3))
     assert set(REJECTION_CODES) <= mentioned | {"workflow-version-unsupported"}
+    section_6 = next(s for s in sections if s.startswith("6."))
+    code = r"`([a-z]+(?:-[a-z]+)+)`"
+    assert re.findall(code + r" \(error", section_6) == list(NEWER_ERROR_CODES)
+    warnings_6 = [
+        found
+        for part in section_6.split("Warnings (SHOULD):")[1:]
+        for found in re.findall(code, re.split(r"\n\n|\n- ", part)[0])
+    ]
+    assert warnings_6 == list(NEWER_WARNING_CODES)
+    starts = re.search(r"Rejections: (.*?)\n\n", section_6, flags=re.S)
+    assert starts is not None
+    assert re.findall(code, starts.group(1)) == list(START_REJECTION_CODES)

@@ -110,6 +110,8 @@ def test_start_enters_entry_and_counts_it_as_a_visit() -> None:
         "artifact_history": [],
         "tool_calls": 0,
         "elapsed_sec": 0.0,
+        "turn": "user",  # X17
+        "reply": "",
     }
     assert session.current_state == "b"
     assert session.status == "active"
