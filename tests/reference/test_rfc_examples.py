@@ -90,8 +90,11 @@ def core(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_example_folder_holds_exactly_the_rfc_examples() -> None:
-    # The RFC 0010 examples are checked by test_composition_validation.py.
-    names = sorted(p.name for p in EXAMPLES.iterdir() if not p.name.startswith("rfc0010-"))
+    # The RFC 0010 examples are checked by test_composition_validation.py, the RFC 0014 ones
+    # by test_rfc0014_examples.py.
+    names = sorted(
+        p.name for p in EXAMPLES.iterdir() if not p.name.startswith(("rfc0010-", "rfc0014-"))
+    )
     assert names == sorted(EXAMPLE_FILES)
 
 

@@ -719,7 +719,13 @@ def test_intended_difference_is_exactly_as_listed(difference: Difference) -> Non
 
 
 def _example_files() -> list[Path]:
-    return sorted(p for p in EXAMPLES.iterdir() if p.suffix in (".json", ".yaml"))
+    # The RFC 0014 examples carry control (spec 1.7), which 1.5.1 does not know; they are
+    # compared with the published 1.9.0 schema in tests/reference/test_rfc0014_examples.py.
+    return sorted(
+        p
+        for p in EXAMPLES.iterdir()
+        if p.suffix in (".json", ".yaml") and not p.name.startswith("rfc0014-")
+    )
 
 
 def test_there_are_rfc_examples_to_compare() -> None:
