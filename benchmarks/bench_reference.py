@@ -6,6 +6,10 @@ Prints the median of N runs for each figure, the target, and the ratio to it (fo
 ratio < 1 meets the target; for a rate, ratio > 1 does). Each validation size is timed in
 several fresh interpreters, taken in turn (10k, 20k, 10k, 20k, ...), and the figure is the median
 of their medians: one process's memory layout, or a busy moment, does not decide the ratio.
+
+Validation is timed on two shapes with the same targets: the plain workflow, and the same one
+with the 1.7-1.9 fields (``control`` and ``extensions`` on every state, one state-backed agent
+per ten states, so 1,000 at 10,000 states, and prompt providers).
 """
 
 from __future__ import annotations
@@ -27,8 +31,12 @@ EVENTS_TARGET = 200_000  # events/s, 3-state loop, no budget
 EVENTS_BUDGET_TARGET = 100_000  # events/s, all three budgets set
 
 
-def generated_pack(states: int, seed: int = 7) -> dict[str, Any]:
-    """A valid pack whose workflow has ``states`` states with 3 events each."""
+SHAPES = ("plain", "newer")
+
+
+def generated_pack(states: int, seed: int = 7, shape: str = "plain") -> dict[str, Any]:
+    """A valid pack whose workflow has ``states`` states with 3 events each; the ``newer``
+    shape adds the fields of RFC 0011, 0014, 0016 and 0017 (see the module docstring)."""
     rng = random.Random(seed)
     names = [f"s{i}" for i in range(states)]
     definitions: dict[str, Any] = {}
@@ -45,7 +53,29 @@ def generated_pack(states: int, seed: int = 7) -> dict[str, Any]:
             state["artifacts"] = {f"note{i % 30}": {"type": "text/plain"}}
         definitions[name] = state
     definitions[names[-1]] = {"prompt_task": "work", "terminal": True}
-    return _pack(names[0], definitions, budget={"max_total_visits": 10 * states})
+    pack = _pack(names[0], definitions, budget={"max_total_visits": 10 * states})
+    if shape == "newer":
+        _add_newer_fields(pack, rng)
+    return pack
+
+
+def _add_newer_fields(pack: dict[str, Any], rng: random.Random) -> None:
+    """``control`` (agent on every other state) and ``extensions`` on every state, a
+    state-backed agent per ten states, and a provider on the prompt."""
+    states = pack["workflow"]["states"]
+    names = list(states)
+    for i, state in enumerate(states.values()):
+        state["control"] = "agent" if i % 2 else "user"
+        state["extensions"] = {"acme.example/owner": f"team-{i % 7}", "plain": {"n": [i]}}
+    pack["agents"] = {
+        "entry": "work",
+        "members": {
+            f"agent{i}": {"state": rng.choice(names), "tags": ["bench"]}
+            for i in range(len(names) // 10)
+        },
+    }
+    pack["requires"] = {"providers": ["default", {"key": "drafter", "role": "llm"}]}
+    pack["prompts"]["work"]["provider"] = "drafter"
 
 
 def loop_pack(budget: dict[str, int] | None) -> dict[str, Any]:
@@ -95,10 +125,19 @@ def events_per_second(pack: dict[str, Any], events: int, repeat: int) -> float:
     return events / median_seconds(run, repeat)
 
 
-def validation_seconds(states: int, repeat: int) -> float:
+def validation_seconds(states: int, repeat: int, shape: str = "plain") -> float:
     """Median validation time of a generated pack, measured in a fresh interpreter."""
     output = subprocess.run(
-        [sys.executable, __file__, "--validate-size", str(states), "--repeat", str(repeat)],
+        [
+            sys.executable,
+            __file__,
+            "--validate-size",
+            str(states),
+            "--repeat",
+            str(repeat),
+            "--shape",
+            shape,
+        ],
         check=True,
         capture_output=True,
         text=True,
@@ -112,33 +151,39 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=300_000)
     parser.add_argument("--processes", type=int, default=5, help="fresh interpreters per size")
     parser.add_argument("--validate-size", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--shape", choices=SHAPES, default="plain", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.validate_size:
-        pack = generated_pack(args.validate_size)
+        pack = generated_pack(args.validate_size, shape=args.shape)
         diagnostics = reference.validate(pack)
         assert reference.is_valid(diagnostics), diagnostics[:3]
         print(median_seconds(lambda: reference.validate(pack), args.repeat))
         return
 
-    runs: dict[int, list[float]] = {10_000: [], 20_000: []}
+    runs: dict[tuple[str, int], list[float]] = {
+        (shape, count): [] for shape in SHAPES for count in (10_000, 20_000)
+    }
     for _ in range(args.processes):
-        for count, times in runs.items():
-            times.append(validation_seconds(count, args.repeat))
-    sizes = {count: statistics.median(times) for count, times in runs.items()}
-    linearity = sizes[20_000] / sizes[10_000]
+        for (shape, count), times in runs.items():
+            times.append(validation_seconds(count, args.repeat, shape))
+    timings = {key: statistics.median(times) for key, times in runs.items()}
     rate = events_per_second(loop_pack(None), args.events, args.repeat)
     budget = {"max_total_visits": 10**9, "max_tool_calls": 10**9, "max_wall_time_sec": 10**9}
     rate_budget = events_per_second(loop_pack(budget), args.events, args.repeat)
 
     print(f"median of {args.repeat} runs (validation: in each of {args.processes} processes)")
-    print(
-        f"validate 10,000 states: {sizes[10_000]:.3f} s  "
-        f"(target <= {VALIDATION_TARGET_SEC} s, ratio {sizes[10_000] / VALIDATION_TARGET_SEC:.2f})"
-    )
-    print(
-        f"validate 20,000 states: {sizes[20_000]:.3f} s  (20k/10k = {linearity:.2f}, "
-        f"target <= {LINEARITY_TARGET}, ratio {linearity / LINEARITY_TARGET:.2f})"
-    )
+    for shape in SHAPES:
+        small, large = timings[shape, 10_000], timings[shape, 20_000]
+        linearity = large / small
+        label = "" if shape == "plain" else " (control, extensions, 1,000 agents)"
+        print(
+            f"validate 10,000 states{label}: {small:.3f} s  "
+            f"(target <= {VALIDATION_TARGET_SEC} s, ratio {small / VALIDATION_TARGET_SEC:.2f})"
+        )
+        print(
+            f"validate 20,000 states{label}: {large:.3f} s  (20k/10k = {linearity:.2f}, "
+            f"target <= {LINEARITY_TARGET}, ratio {linearity / LINEARITY_TARGET:.2f})"
+        )
     print(
         f"events, 3-state loop, no budget: {rate:,.0f} events/s  "
         f"(target >= {EVENTS_TARGET:,}, ratio {rate / EVENTS_TARGET:.2f})"

@@ -380,20 +380,32 @@ def control_cycles(view: WorkflowView) -> Iterator[Diagnostic]:
     components = [
         c
         for c in _graph.strongly_connected_components(agent_edges)
-        if in_loop[c[0]] and _graph.is_cyclic(c, agent_edges)
+        if in_loop[c[0]]
+        and _graph.is_cyclic(c, agent_edges)
+        and all(view.states[v].guard is None for v in c)
     ]
     if not components:
         return
-    guarded_redirects = [
-        redirect if state.guard is not None else None
-        for state, redirect in zip(view.states, view.redirects, strict=True)
-    ]
-    hands_back = _graph.reachable(
-        [v for v, looping in enumerate(in_loop) if not looping],
-        _graph.reverse(view.event_edges, guarded_redirects),
-    )
+    # Which looping states can reach a state that hands the turn back: backwards from those
+    # with an edge out of the looping states, over the edges among them only.
+    predecessors: list[list[int]] = [[] for _ in view.states]
+    exits = []
+    for v, looping in enumerate(in_loop):
+        if not looping:
+            continue
+        redirect = view.redirects[v] if view.states[v].guard is not None else None
+        targets = view.event_edges[v] if redirect is None else [*view.event_edges[v], redirect]
+        leaves = False
+        for t in targets:
+            if in_loop[t]:
+                predecessors[t].append(v)
+            else:
+                leaves = True
+        if leaves:
+            exits.append(v)
+    hands_back = _graph.reachable(exits, predecessors)
     for component in components:
-        if any(view.states[v].guard is not None or hands_back[v] for v in component):
+        if any(hands_back[v] for v in component):
             continue
         members = sorted(view.states[v].name for v in component)
         yield warning(

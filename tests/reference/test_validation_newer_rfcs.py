@@ -9,6 +9,7 @@ that must stay silent. Packs are YAML texts: :data:`BASE` plus the sections a te
 from __future__ import annotations
 
 import copy
+import random
 import textwrap
 from typing import Any
 
@@ -867,3 +868,85 @@ def test_vendor_step_kinds_follow_the_published_pattern(kind: str, valid: bool) 
 def test_diagnostics_are_plain_diagnostics() -> None:
     document = provider_pack(prompt="nope")
     assert all(isinstance(d, Diagnostic) for d in reference.validate(document))
+
+
+# -- control-cycle-unbounded against its definition, on many small random workflows ------------
+
+
+def _random_workflow(rng: random.Random, size: int) -> dict[str, Any]:
+    names = [f"s{i}" for i in range(size)]
+    states: dict[str, Any] = {}
+    for name in names:
+        state: dict[str, Any] = {"prompt_task": "work"}
+        events = rng.sample(names, rng.randint(0, min(3, size)))
+        if events:
+            state["on_event"] = {f"E{i}": target for i, target in enumerate(events)}
+        if rng.random() < 0.6:
+            state["control"] = "agent"
+        elif rng.random() < 0.5:
+            state["control"] = "user"
+        if rng.random() < 0.15:
+            state["terminal"] = True
+        if rng.random() < 0.15:
+            state["max_visits"] = 2
+        if rng.random() < 0.2:
+            state["on_max_visits"] = rng.choice(names)
+        states[name] = state
+    return {"version": 2, "entry": names[0], "states": states}
+
+
+def _expected_control_cycles(states: dict[str, Any]) -> list[str]:
+    """SEMANTICS 6.1 read literally, by brute force: the first (sorted) state of each
+    unguarded cyclic component of control: agent states from which no state handing the turn
+    back is reachable (over on_event edges and the redirects of guarded states)."""
+
+    def terminal(name: str) -> bool:
+        return states[name].get("terminal") is True or not states[name].get("on_event")
+
+    looping = {n for n, s in states.items() if s.get("control") == "agent" and not terminal(n)}
+
+    def successors(name: str, *, agent_only: bool) -> set[str]:
+        found = set() if terminal(name) else set(states[name].get("on_event", {}).values())
+        if not agent_only and "max_visits" in states[name] and "on_max_visits" in states[name]:
+            found.add(states[name]["on_max_visits"])
+        return found & looping if agent_only else found
+
+    def reach(starts: set[str], *, agent_only: bool) -> set[str]:
+        seen, frontier = set(starts), list(starts)
+        while frontier:
+            for target in successors(frontier.pop(), agent_only=agent_only):
+                if target not in seen:
+                    seen.add(target)
+                    frontier.append(target)
+        return seen
+
+    flagged = set()
+    for name in looping:
+        component = {
+            other
+            for other in reach({name}, agent_only=True)
+            if name in reach({other}, agent_only=True)
+        }
+        cyclic = len(component) > 1 or name in successors(name, agent_only=True)
+        guarded = any("max_visits" in states[m] for m in component)
+        escapes = reach(component, agent_only=False) - looping
+        if cyclic and not guarded and not escapes:
+            flagged.add(min(component))
+    return sorted(flagged)
+
+
+def test_control_cycle_unbounded_matches_its_definition_on_random_workflows() -> None:
+    rng = random.Random(14)
+    warned = 0
+    for _ in range(400):
+        wf = _random_workflow(rng, rng.randint(1, 7))
+        document = pack()
+        document["workflow"] = wf
+        got = [
+            d.path.rsplit("/", 1)[1]
+            for d in reference.validate(document)
+            if d.code == "control-cycle-unbounded"
+        ]
+        assert got == _expected_control_cycles(wf["states"]), wf
+        warned += bool(got)
+    assert warned >= 20  # the generator does produce the case it tests

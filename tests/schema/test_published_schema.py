@@ -1,29 +1,35 @@
-"""Our pack schema against the published PromptPack 1.5.1 schema, verdict by verdict.
+"""Our pack schema against the published PromptPack schemas 1.5.1 and 1.9.0, verdict by verdict.
 
-``schema/promptpack.schema.json`` is written by us (SEMANTICS.md section 1). This module runs
-both schemas (``jsonschema.Draft202012Validator``, no format assertions) over a catalogue of
-workflow packs -- valid ones and one per structural violation -- and over every pack in
-``examples/rfc/``:
+``schema/promptpack.schema.json`` is written by us (SEMANTICS.md section 1 and R7). This module
+runs our schema and each published one (``jsonschema.Draft202012Validator``, no format
+assertions) over a catalogue of packs -- valid ones and one per structural violation, the
+1.7-1.9 fields (``control``, ``extensions``, ``provider``, ``AgentDef.state``,
+``requires.providers``) checked against 1.9.0 only -- and over every pack in ``examples/rfc/``:
 
-* where the two verdicts agree, it asserts they agree, and asserts the verdict itself, with the
+* where the verdicts agree, it asserts they agree, and asserts the verdict itself, with the
   JSON pointer every error is reported under (so a pack cannot pass for the wrong reason);
 * where they differ on purpose, the difference is listed in ``INTENDED_DIFFERENCES`` below with
-  its reason, and the test asserts the difference is exactly as listed.
+  its reason and the published versions it differs from, and the test asserts the difference
+  is exactly as listed (and that the verdicts agree for the other version).
 
-Intended differences (verdict of ours / of 1.5.1; full reasons in ``INTENDED_DIFFERENCES``):
+Intended differences (verdict of ours / of the published schema; full reasons in
+``INTENDED_DIFFERENCES``; docs/semantics.md 2.1 lists them too):
 
-| cases                                      | ours    | 1.5.1   | reason                          |
-|--------------------------------------------|---------|---------|---------------------------------|
-| composition-on-internal-state,             | invalid | valid   | composition-not-allowed; 1.5.1  |
-| composition-on-state-without-orchestration |         |         | says "absent otherwise" in prose|
-| composition-*-step-kind (2 cases)          | valid   | invalid | step kinds are the validator's  |
-|                                            |         |         | (step-kind-unknown); vendor     |
-|                                            |         |         | kinds stay valid for good       |
-| prompt-* (9 cases)                         | valid   | invalid | prompt sub-objects typed loosely|
-| root-* (6 cases)                           | valid   | invalid | non-workflow root sections      |
-|                                            |         |         | typed loosely                   |
+| cases                                      | ours    | them    | versions | reason           |
+|--------------------------------------------|---------|---------|----------|------------------|
+| composition-on-internal-state,             | invalid | valid   | both     | composition-not- |
+| composition-on-state-without-orchestration |         |         |          | allowed          |
+| composition-*-step-kind (2 cases)          | valid   | invalid | both     | step-kind-unknown|
+|                                            |         |         |          | (validator's)    |
+| composition-vendor-step-kind               | valid   | invalid | 1.5.1    | vendor kinds are |
+|                                            |         |         |          | valid (1.9.0 too)|
+| prompt-* (9 cases)                         | valid   | invalid | both     | typed loosely    |
+| root-* (4 cases)                           | valid   | invalid | both     | typed loosely    |
 
-A pack valid for 1.5.1 but rejected by ours, other than the first row, is a bug in our schema.
+A pack valid for a published schema but rejected by ours, other than the first row, is a bug
+in our schema (R7). The note that the published ``Step`` rejects vendor kinds holds for 1.5.1
+only: 1.9.0 has an ``ExtensionStep`` whose ``kind`` matches
+``^[a-z][a-z0-9_-]*\\.[a-z][a-z0-9_.-]*$``, the pattern our validator applies.
 
 The tests skip only when ``../shared`` (where the published schemas are) is absent.
 """
@@ -46,7 +52,7 @@ import reference
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path(__file__).parents[2].parent / "shared"
 OUR_SCHEMA = ROOT / "schema" / "promptpack.schema.json"
-PUBLISHED_SCHEMA = SHARED / "spec" / "promptpack-1.5.1.schema.json"
+VERSIONS = ("1.5.1", "1.9.0")
 EXAMPLES = ROOT / "examples" / "rfc"
 
 if not SHARED.is_dir():
@@ -63,7 +69,7 @@ def _validator(path: Path) -> jsonschema.Draft202012Validator:
 
 
 OURS = _validator(OUR_SCHEMA)
-PUBLISHED = _validator(PUBLISHED_SCHEMA)
+PUBLISHED = {v: _validator(SHARED / "spec" / f"promptpack-{v}.schema.json") for v in VERSIONS}
 
 Pack = dict[str, Any]
 
@@ -429,19 +435,31 @@ AGREEING = [
 
 @dataclass(frozen=True)
 class Difference:
-    """A pack on which our schema and the published one intentionally disagree."""
+    """A pack on which our schema and published ones intentionally disagree.
+
+    Attributes:
+        versions: the published versions that give the other verdict (the rest agree with
+            ours).
+    """
 
     case: Case
     ours: bool
     published: bool
     reason: str
+    versions: tuple[str, ...] = VERSIONS
 
 
 def _difference(
-    id: str, mutate: Callable[[Pack], None], *, ours: bool, where: str, reason: str
+    id: str,
+    mutate: Callable[[Pack], None],
+    *,
+    ours: bool,
+    where: str,
+    reason: str,
+    versions: tuple[str, ...] = VERSIONS,
 ) -> Difference:
     """A difference; ``where`` locates the errors of the schema that rejects the pack."""
-    return Difference(Case(id, mutate, valid=ours, where=where), ours, not ours, reason)
+    return Difference(Case(id, mutate, valid=ours, where=where), ours, not ours, reason, versions)
 
 
 def _composition_on_state(orchestration: str | None) -> Callable[[Pack], None]:
@@ -473,14 +491,16 @@ _STEP_KIND_LEFT_TO_THE_VALIDATOR = (
     "invalid for `reference.validate`."
 )
 _PROMPT_LOOSE = (
-    "Prompt sub-objects are typed loosely (object/array) in our schema, where 1.5.1 types them "
-    "in depth: they are outside the workflow RFCs this kit checks, and accepting a superset "
-    "never makes a pack valid for 1.5.1 fail our schema (Level 0 loading, SEMANTICS L3)."
+    "Prompt sub-objects are typed loosely (object/array) in our schema, where the published "
+    "schemas type them in depth: they are outside the workflow RFCs this kit checks, and "
+    "accepting a superset never makes a pack valid for them fail our schema (Level 0 loading, "
+    "SEMANTICS L3 and R7)."
 )
 _ROOT_LOOSE = (
-    "Root sections outside the workflow RFCs (metadata, compilation, evals, agents (RFC 0007), "
-    "skills (RFC 0008), requires (RFC 0012)) are typed loosely, as the prompt sub-objects are: "
-    "ours accepts a superset of 1.5.1 there, so no pack valid for 1.5.1 is rejected."
+    "Root sections outside the workflow RFCs (metadata, compilation, evals, skills (RFC 0008)) "
+    "are typed loosely, as the prompt sub-objects are: ours accepts a superset of the published "
+    "schemas there, so no pack valid for them is rejected. agents and requires are typed as in "
+    "1.9.0, since the RFC 0011 and RFC 0017 rules read them."
 )
 
 INTENDED_DIFFERENCES = [
@@ -515,10 +535,18 @@ INTENDED_DIFFERENCES = [
         ours=True,
         where="/compositions/pipeline/steps/0",
         reason=(
-            "Permanent: 1.5.1's Step is a oneOf of the five v1 kinds, so it rejects namespaced "
-            "vendor kinds, which RFC 0010 allows (SEMANTICS section 1 and C12); our schema must "
-            "accept them."
+            "1.5.1's Step is a oneOf of the five v1 kinds, so it rejects namespaced vendor "
+            "kinds, which RFC 0010 allows (SEMANTICS section 1 and C12); our schema must accept "
+            "them. Since 1.8.1 the published Step has an ExtensionStep that accepts them too."
         ),
+        versions=("1.5.1",),
+    ),
+    _difference(
+        "composition-miscased-vendor-step-kind",
+        _compositions(version=1, steps=[{"id": "draft", "kind": "Acme.judge"}]),
+        ours=True,
+        where="/compositions/pipeline/steps/0",
+        reason=_STEP_KIND_LEFT_TO_THE_VALIDATOR + " 1.9.0's ExtensionStep pattern rejects it.",
     ),
     _difference(
         "prompt-tool-policy-bad-choice",
@@ -654,6 +682,193 @@ AGREEING.append(
 )
 
 
+# -- the fields of 1.7-1.9 (RFC 0014, 0016, 0017, and 0011's AgentDef.state in agents) ----------
+# Checked against 1.9.0 only: 1.5.1 closes the objects these fields are on.
+
+_EXTENSIONS = {"acme.example/owner": "team-a", "plain": {"nested": [1, {"deeper": None}]}}
+
+
+def _agents(**member: Any) -> Callable[[Pack], None]:
+    return _set("agents", value={"entry": "work", "members": {"work": member}})
+
+
+def _providers(*items: Any) -> Callable[[Pack], None]:
+    return _set("requires", value={"providers": list(items)})
+
+
+def _step(**fields: Any) -> Callable[[Pack], None]:
+    """A composition state running one step made of ``fields``."""
+
+    def mutate(pack: Pack) -> None:
+        _with_composition_state(pack)
+        pack["compositions"]["pipeline"]["steps"] = [{"id": "draft", **fields}]
+
+    return mutate
+
+
+def _on_composition(name: str, value: Any) -> Callable[[Pack], None]:
+    def mutate(pack: Pack) -> None:
+        _with_composition_state(pack)
+        pack["compositions"]["pipeline"][name] = value
+
+    return mutate
+
+
+def _everything(pack: Pack) -> None:
+    """Every 1.7-1.9 field at once, on the base pack."""
+    _with_composition_state(pack)
+    pack["requires"] = {
+        "providers": [
+            "default",
+            {"key": "triage", "role": "inference", "required": False},
+            {"key": "drafter", "role": "llm", "capabilities": {"tool_use": True, "x-ctx": 1}},
+        ]
+    }
+    pack["agents"] = {"entry": "work", "members": {"work": {"state": "work", "tags": ["w"]}}}
+    pack["agents"]["members"]["work"]["extensions"] = _EXTENSIONS
+    pack["prompts"]["work"]["provider"] = "drafter"
+    pack["prompts"]["work"]["extensions"] = _EXTENSIONS
+    pack["tools"]["lookup"]["extensions"] = _EXTENSIONS
+    states = pack["workflow"]["states"]
+    states["work"]["control"] = "agent"
+    states["work"]["extensions"] = _EXTENSIONS
+    states["finish"]["control"] = "user"
+    composition = pack["compositions"]["pipeline"]
+    composition["extensions"] = _EXTENSIONS
+    composition["steps"] = [
+        {
+            "id": "draft",
+            "kind": "prompt",
+            "prompt_task": "work",
+            "provider": "triage",
+            "output_schema": "intent.json",
+        },
+        {
+            "id": "loop",
+            "kind": "agent",
+            "prompt_task": "work",
+            "provider": "default",
+            "termination": {"max_steps": 2},
+        },
+        {"id": "judge", "kind": "acme-co.judge.v2"},
+    ]
+
+
+AGREEING_SINCE_1_7 = [
+    # -- valid for both
+    Case("valid-every-field-since-1-7", _everything, valid=True),
+    Case("valid-control-user", _set(*_state("work", "control"), value="user"), valid=True),
+    Case("valid-control-agent", _set(*_state("finish", "control"), value="agent"), valid=True),
+    Case("valid-state-extensions", _set(*_state("work", "extensions"), value=_EXTENSIONS), True),
+    Case("valid-empty-extensions", _set(*_state("work", "extensions"), value={}), valid=True),
+    Case("valid-prompt-extensions", _set("prompts", "work", "extensions", value=_EXTENSIONS), True),
+    Case("valid-tool-extensions", _set("tools", "lookup", "extensions", value=_EXTENSIONS), True),
+    Case("valid-composition-extensions", _on_composition("extensions", _EXTENSIONS), True),
+    Case("valid-agent-extensions", _agents(extensions=_EXTENSIONS), valid=True),
+    Case("valid-agent-state", _agents(state="work"), valid=True),
+    # provider-unknown is the validator's rule: any string is schema-valid
+    Case("valid-prompt-provider-any-string", _set("prompts", "work", "provider", value="x"), True),
+    Case(
+        "valid-prompt-step-provider", _step(kind="prompt", prompt_task="work", provider="x"), True
+    ),
+    Case(
+        "valid-agent-step-provider",
+        _step(kind="agent", prompt_task="work", provider="x", termination={"max_steps": 1}),
+        valid=True,
+    ),
+    Case("valid-provider-on-tool-step", _step(kind="tool", tool="lookup", provider="x"), True),
+    Case("valid-requires-shorthand", _providers("default", "drafter"), valid=True),
+    Case("valid-requires-open-role", _providers({"key": "k", "role": "oracle"}), valid=True),
+    Case("valid-requires-empty", _providers(), valid=True),
+    Case("valid-vendor-kind-with-dots", _step(kind="acme-co.judge.v2"), valid=True),
+    # -- invalid for both
+    Case(
+        "control-not-in-enum",
+        _set(*_state("work", "control"), value="system"),
+        valid=False,
+        where="/workflow/states/work/control",
+    ),
+    Case(
+        "control-not-a-string",
+        _set(*_state("work", "control"), value=1),
+        valid=False,
+        where="/workflow/states/work/control",
+    ),
+    Case(
+        "state-extensions-not-an-object",
+        _set(*_state("work", "extensions"), value=["acme"]),
+        valid=False,
+        where="/workflow/states/work/extensions",
+    ),
+    Case(
+        "prompt-extensions-not-an-object",
+        _set("prompts", "work", "extensions", value="acme"),
+        valid=False,
+        where="/prompts/work/extensions",
+    ),
+    Case(
+        "composition-extensions-not-an-object",
+        _on_composition("extensions", None),
+        valid=False,
+        where="/compositions/pipeline/extensions",
+    ),
+    Case(
+        "agent-extensions-not-an-object",
+        _agents(extensions=1),
+        valid=False,
+        where="/agents/members/work/extensions",
+    ),
+    Case(
+        "agent-state-not-a-string",
+        _agents(state=["work"]),
+        valid=False,
+        where="/agents/members/work/state",
+    ),
+    Case(
+        "agent-unknown-property",
+        _agents(prompt="work"),
+        valid=False,
+        where="/agents/members/work",
+    ),
+    Case(
+        "prompt-provider-not-a-string",
+        _set("prompts", "work", "provider", value={"key": "x"}),
+        valid=False,
+        where="/prompts/work/provider",
+    ),
+    Case(
+        "prompt-step-provider-not-a-string",
+        _step(kind="prompt", prompt_task="work", provider=3),
+        valid=False,
+        where="/compositions/pipeline/steps/0",
+    ),
+    Case(
+        "requires-providers-not-a-list",
+        _set("requires", value={"providers": "default"}),
+        valid=False,
+        where="/requires/providers",
+    ),
+    Case(
+        "requirement-without-role",
+        _providers("default", {"key": "judge"}),
+        valid=False,
+        where="/requires/providers/1",
+    ),
+    Case(
+        "requirement-key-with-spaces",
+        _providers({"key": "my judge", "role": "llm"}),
+        valid=False,
+        where="/requires/providers/0",
+    ),
+    Case(
+        "requirement-required-not-a-boolean",
+        _providers({"key": "judge", "role": "llm", "required": "no"}),
+        valid=False,
+        where="/requires/providers/0",
+    ),
+]
+
+
 def _error_pointers(validator: jsonschema.Draft202012Validator, pack: Pack) -> list[str]:
     return sorted(
         "".join(f"/{step}" for step in error.absolute_path) for error in validator.iter_errors(pack)
@@ -667,19 +882,20 @@ def _assert_errors_under(validator: jsonschema.Draft202012Validator, case: Case)
         assert where == case.where or where.startswith(case.where + "/"), (case.id, pointers)
 
 
-def _verdicts(case: Case) -> tuple[bool, bool]:
+def _verdicts(case: Case, version: str) -> tuple[bool, bool]:
     pack = case.build()
-    return OURS.is_valid(pack), PUBLISHED.is_valid(pack)
+    return OURS.is_valid(pack), PUBLISHED[version].is_valid(pack)
 
 
 # -- tests ----------------------------------------------------------------------------------------
 
 
 def test_the_catalogue_is_big_enough_and_ids_are_unique() -> None:
-    ids = [c.id for c in AGREEING] + [d.case.id for d in INTENDED_DIFFERENCES]
+    ids = [c.id for c in AGREEING + AGREEING_SINCE_1_7] + [d.case.id for d in INTENDED_DIFFERENCES]
     assert len(AGREEING) >= 25
     assert len(ids) == len(set(ids))
     assert sum(not c.valid for c in AGREEING) >= 20
+    assert sum(not c.valid for c in AGREEING_SINCE_1_7) >= 10
 
 
 def test_the_docstring_table_counts_the_differences() -> None:
@@ -687,35 +903,61 @@ def test_the_docstring_table_counts_the_differences() -> None:
         "composition-on" if d.case.id.startswith("composition-on") else d.case.id.split("-")[0]
         for d in INTENDED_DIFFERENCES
     )
-    assert groups == {"composition-on": 2, "composition": 2, "prompt": 9, "root": 4}
+    assert groups == {"composition-on": 2, "composition": 3, "prompt": 9, "root": 4}
     rejected_by_ours = sorted(d.case.id for d in INTENDED_DIFFERENCES if not d.ours)
     assert rejected_by_ours == [
         "composition-on-internal-state",
         "composition-on-state-without-orchestration",
     ]
+    only_some = sorted(d.case.id for d in INTENDED_DIFFERENCES if d.versions != VERSIONS)
+    assert only_some == ["composition-vendor-step-kind"]
 
 
-def test_the_base_pack_is_valid_for_both_schemas_and_the_reference() -> None:
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_base_pack_is_valid_for_both_schemas_and_the_reference(version: str) -> None:
     pack = base_pack()
     assert OURS.is_valid(pack)
-    assert PUBLISHED.is_valid(pack)
+    assert PUBLISHED[version].is_valid(pack)
     assert reference.validate(pack) == []
 
 
+@pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("case", AGREEING, ids=lambda c: c.id)
-def test_both_schemas_agree(case: Case) -> None:
-    assert _verdicts(case) == (case.valid, case.valid)
+def test_both_schemas_agree(case: Case, version: str) -> None:
+    assert _verdicts(case, version) == (case.valid, case.valid)
     if not case.valid:
         _assert_errors_under(OURS, case)
-        _assert_errors_under(PUBLISHED, case)
+        _assert_errors_under(PUBLISHED[version], case)
 
 
+@pytest.mark.parametrize("case", AGREEING_SINCE_1_7, ids=lambda c: c.id)
+def test_both_schemas_agree_on_the_fields_since_1_7(case: Case) -> None:
+    assert _verdicts(case, "1.9.0") == (case.valid, case.valid)
+    if not case.valid:
+        _assert_errors_under(OURS, case)
+        _assert_errors_under(PUBLISHED["1.9.0"], case)
+
+
+@pytest.mark.parametrize("case", AGREEING_SINCE_1_7, ids=lambda c: c.id)
+def test_the_reference_has_no_schema_error_on_valid_packs_since_1_7(case: Case) -> None:
+    """R7: a pack the 1.9.0 schema accepts gets no `schema` error from the validator."""
+    errors = [d for d in reference.validate(case.build()) if d.severity == "error"]
+    if case.valid:
+        assert [d for d in errors if d.code == "schema"] == []
+    else:
+        assert errors
+
+
+@pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("difference", INTENDED_DIFFERENCES, ids=lambda d: d.case.id)
-def test_intended_difference_is_exactly_as_listed(difference: Difference) -> None:
+def test_intended_difference_is_exactly_as_listed(difference: Difference, version: str) -> None:
     assert difference.ours != difference.published
     assert difference.reason
-    assert _verdicts(difference.case) == (difference.ours, difference.published)
-    _assert_errors_under(PUBLISHED if difference.ours else OURS, difference.case)
+    if version not in difference.versions:
+        assert _verdicts(difference.case, version) == (difference.ours, difference.ours)
+        return
+    assert _verdicts(difference.case, version) == (difference.ours, difference.published)
+    _assert_errors_under(PUBLISHED[version] if difference.ours else OURS, difference.case)
 
 
 def _example_files() -> list[Path]:
@@ -732,10 +974,11 @@ def test_there_are_rfc_examples_to_compare() -> None:
     assert len(_example_files()) == 15
 
 
+@pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("path", _example_files(), ids=lambda p: p.name)
-def test_rfc_example_gets_the_same_verdict_from_both_schemas(path: Path) -> None:
+def test_rfc_example_gets_the_same_verdict_from_both_schemas(path: Path, version: str) -> None:
     pack = reference.load_pack(str(path))
-    ours, published = OURS.is_valid(pack), PUBLISHED.is_valid(pack)
+    ours, published = OURS.is_valid(pack), PUBLISHED[version].is_valid(pack)
     assert ours == published
     # Only the verbatim RFC 0009 examples with spaced tool names are invalid.
     spaced = any(" " in tool["name"] for tool in pack.get("tools", {}).values())
