@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 
-def strongly_connected_components(successors: Sequence[Sequence[int]]) -> list[list[int]]:
+def strongly_connected_components(
+    successors: Sequence[Sequence[int]], within: Sequence[bool] | None = None
+) -> list[list[int]]:
     """Return the strongly connected components (Tarjan's algorithm, iterative).
 
     Arguments:
         successors: ``successors[v]`` lists the targets of the edges leaving ``v``.
+        within: optionally, the nodes of the subgraph to use (``within[v]``): the others, and
+            the edges to them, are left out, without a copy of the edge lists.
     """
     count = len(successors)
     index = [-1] * count
@@ -19,7 +23,7 @@ def strongly_connected_components(successors: Sequence[Sequence[int]]) -> list[l
     components: list[list[int]] = []
     counter = 0
     for root in range(count):
-        if index[root] != -1:
+        if index[root] != -1 or (within is not None and not within[root]):
             continue
         index[root] = low[root] = counter
         counter += 1
@@ -36,6 +40,8 @@ def strongly_connected_components(successors: Sequence[Sequence[int]]) -> list[l
             if next_edge < len(edges):
                 position[-1] = next_edge + 1
                 target = edges[next_edge]
+                if within is not None and not within[target]:
+                    continue
                 if index[target] == -1:
                     index[target] = low[target] = counter
                     counter += 1

@@ -373,37 +373,15 @@ def control_cycles(view: WorkflowView) -> Iterator[Diagnostic]:
     in_loop = [s.agent_control and not s.terminal for s in view.states]
     if not any(in_loop):
         return
-    agent_edges = [
-        [t for t in view.event_edges[v] if in_loop[t]] if in_loop[v] else []
-        for v in range(len(view.states))
-    ]
+    edges = view.event_edges  # a looping state is not terminal: these are all its events
     components = [
         c
-        for c in _graph.strongly_connected_components(agent_edges)
-        if in_loop[c[0]]
-        and _graph.is_cyclic(c, agent_edges)
-        and all(view.states[v].guard is None for v in c)
+        for c in _graph.strongly_connected_components(edges, within=in_loop)
+        if (len(c) > 1 or c[0] in edges[c[0]]) and all(view.states[v].guard is None for v in c)
     ]
     if not components:
         return
-    # Which looping states can reach a state that hands the turn back: backwards from those
-    # with an edge out of the looping states, over the edges among them only.
-    predecessors: list[list[int]] = [[] for _ in view.states]
-    exits = []
-    for v, looping in enumerate(in_loop):
-        if not looping:
-            continue
-        redirect = view.redirects[v] if view.states[v].guard is not None else None
-        targets = view.event_edges[v] if redirect is None else [*view.event_edges[v], redirect]
-        leaves = False
-        for t in targets:
-            if in_loop[t]:
-                predecessors[t].append(v)
-            else:
-                leaves = True
-        if leaves:
-            exits.append(v)
-    hands_back = _graph.reachable(exits, predecessors)
+    hands_back = _hands_back(view, in_loop)
     for component in components:
         if any(hands_back[v] for v in component):
             continue
@@ -415,6 +393,60 @@ def control_cycles(view: WorkflowView) -> Iterator[Diagnostic]:
             "and no reachable state that hands the turn back to the user; the agent could "
             "keep the turn forever",
         )
+
+
+def _hands_back(view: WorkflowView, in_loop: list[bool]) -> list[bool]:
+    """For each looping state (``in_loop``), whether a state outside them can be reached from
+    it, over ``on_event`` edges and the ``on_max_visits`` edges of guarded states.
+
+    Found backwards from the looping states with an edge leaving them, over the edges among
+    them, kept in flat lists (one slice of predecessors per state): a large workflow makes no
+    container per state, which would make the collector's full passes part of the cost.
+    """
+    count = len(view.states)
+    redirects = view.redirects
+    looping = [v for v in range(count) if in_loop[v]]
+    offsets = [0] * (count + 1)
+    exits = []
+    for v in looping:
+        leaves = False
+        for target in view.event_edges[v]:
+            if in_loop[target]:
+                offsets[target + 1] += 1
+            else:
+                leaves = True
+        redirect = redirects[v] if view.states[v].guard is not None else None
+        if redirect is not None:
+            if in_loop[redirect]:
+                offsets[redirect + 1] += 1
+            else:
+                leaves = True
+        if leaves:
+            exits.append(v)
+    for v in range(count):
+        offsets[v + 1] += offsets[v]
+    predecessors = [0] * offsets[count]
+    free = offsets[:count]
+    for v in looping:
+        redirect = redirects[v] if view.states[v].guard is not None else None
+        for target in view.event_edges[v]:
+            if in_loop[target]:
+                predecessors[free[target]] = v
+                free[target] += 1
+        if redirect is not None and in_loop[redirect]:
+            predecessors[free[redirect]] = v
+            free[redirect] += 1
+    seen = [False] * count
+    for v in exits:
+        seen[v] = True
+    while exits:
+        node = exits.pop()
+        for i in range(offsets[node], offsets[node + 1]):
+            source = predecessors[i]
+            if not seen[source]:
+                seen[source] = True
+                exits.append(source)
+    return seen
 
 
 # -- the rules about each state, in document order -------------------------------------------
