@@ -37,9 +37,7 @@ def cases(*args: str | Path) -> int:
 def small(write_catalog: WriteCatalog, case_text: CaseText) -> Path:
     return write_catalog(
         {
-            "workflow/a.yaml": quoted(
-                case_text("workflow.load.a", level=0, body="load: true\n")
-            ),
+            "workflow/a.yaml": quoted(case_text("workflow.load.a", level=0, body="load: true\n")),
             "workflow/b.yaml": quoted(case_text("workflow.exec.b", level=2)),
             "loops/c.yaml": case_text("loops.exec.c", level=1, requirement="SHOULD"),
             "loops/packs/ignored.yaml": "not: a case\n",
