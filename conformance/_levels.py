@@ -138,7 +138,7 @@ def compute_levels(
         by_area.setdefault(verdict.area, []).append(verdict)
     areas = tuple(_area_level(area, cases) for area, cases in by_area.items())
     measured = {a.area: a.level for a in areas}
-    claimed = [area for area in claims if area in measured]
+    claimed = [area for area in measured if area in claims]  # in the kit's order, however claimed
     covered = tuple(claimed) if claimed else tuple(measured)
     headline = _headline({area: measured[area] for area in covered})
     return LevelReport(

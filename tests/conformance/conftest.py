@@ -18,6 +18,7 @@ import conformance._cli.cases
 import conformance._cli.run
 import conformance._plugin
 from conformance import Catalog, load_catalog
+from conformance._contract import AREAS
 
 FAKES_DIR = Path(__file__).resolve().parent
 
@@ -176,12 +177,13 @@ def run_pytest_subprocess(
     return run
 
 
-_ROW = re.compile(r"^(workflow|loops|compositions)\s*\|\s*([^|]*?)\s*\|")
-_HEADLINE = re.compile(r"^headline level: (.*)$")
+_ROW = re.compile(r"^(" + "|".join(AREAS) + r")\s*\|\s*([^|]*?)\s*\|")
+_HEADLINE = re.compile(r"^headline level: (.*?) \(over the (?:claimed )?areas: (.*)\)$")
 
 
 def parse_level_table(lines: Iterable[str]) -> dict[str, str]:
-    """``{area: level text, "headline": text}`` from printed output holding the level table."""
+    """``{area: level text, "headline": level text, "headline areas": "a, b"}`` from printed
+    output holding the level table (``headline areas``: the areas the headline covers)."""
     found: dict[str, str] = {}
     for line in lines:
         row = _ROW.match(line)
@@ -190,6 +192,7 @@ def parse_level_table(lines: Iterable[str]) -> dict[str, str]:
         headline = _HEADLINE.match(line)
         if headline:
             found["headline"] = headline.group(1)
+            found["headline areas"] = headline.group(2)
     return found
 
 

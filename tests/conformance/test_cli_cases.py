@@ -17,6 +17,17 @@ from conformance._resources import catalog_root
 WriteCatalog = Callable[[Mapping[str, str]], Path]
 CaseText = Callable[..., str]
 
+QUOTED = """\
+  - source: RFC 0005
+    section: "Schema Changes: New Definition: WorkflowState (on_event)"
+    quote: "Map of event names to target state names."
+"""
+
+
+def quoted(text: str) -> str:
+    """A case text of ``case_text`` whose spec quotes the RFC, as a MUST case must (R1)."""
+    return text.replace('  - {source: SEMANTICS, section: "kit tests"}\n', QUOTED)
+
 
 def cases(*args: str | Path) -> int:
     return main(["cases", *map(str, args)])
@@ -26,8 +37,8 @@ def cases(*args: str | Path) -> int:
 def small(write_catalog: WriteCatalog, case_text: CaseText) -> Path:
     return write_catalog(
         {
-            "workflow/a.yaml": case_text("workflow.load.a", level=0, body="load: true\n"),
-            "workflow/b.yaml": case_text("workflow.exec.b", level=2),
+            "workflow/a.yaml": quoted(case_text("workflow.load.a", level=0, body="load: true\n")),
+            "workflow/b.yaml": quoted(case_text("workflow.exec.b", level=2)),
             "loops/c.yaml": case_text("loops.exec.c", level=1, requirement="SHOULD"),
             "loops/packs/ignored.yaml": "not: a case\n",
         }
@@ -48,13 +59,14 @@ def test_list_shows_every_case(small: Path, capsys: pytest.CaptureFixture[str]) 
     assert cases("list", "--catalog", small) == 0
     out = capsys.readouterr().out
     assert listed_ids(out) == ["loops.exec.c", "workflow.exec.b", "workflow.load.a"]
-    assert out.splitlines()[-1] == "3 cases"
+    assert out.splitlines()[-1] == "3 cases of spec version 1.9"
     row = next(line for line in out.splitlines() if line.startswith("loops.exec.c"))
     assert [cell.strip() for cell in row.split(" | ")] == [
         "loops.exec.c",
         "loops",
         "1",
         "SHOULD",
+        ">=1.5",
         "The case loops.exec.c of the kit's own tests",
     ]
 
@@ -76,7 +88,7 @@ def test_list_filters(
     assert cases("list", "--catalog", small, *filters) == 0
     out = capsys.readouterr().out
     assert listed_ids(out) == ids
-    assert out.splitlines()[-1] == f"{len(ids)} cases"
+    assert out.splitlines()[-1] == f"{len(ids)} cases of spec version 1.9"
 
 
 @pytest.mark.usefixtures("cached_catalog")

@@ -74,7 +74,7 @@ def test_a_used_up_mock_fails_the_run(capsys: pytest.CaptureFixture[str], tmp_pa
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--input", "{not json"], "--input is not JSON"),
+        (["--input", "{not json"], "--input:1:2: invalid JSON"),
         (["--mocks", "/no/such/file.yaml"], "cannot load"),
     ],
 )

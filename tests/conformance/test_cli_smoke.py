@@ -23,6 +23,8 @@ CHECKS = [
 BROKEN = (
     "every smoke check failed the same way: the adapter's wiring is broken, not its conformance."
 )
+DESCRIBE = "AdapterError: the adapter failed to describe itself: AdapterFault: "
+"""How the first check words a fault of the protocol's handshake."""
 
 
 def fake(name: str, *args: str) -> str:
@@ -45,12 +47,15 @@ def test_the_reference_served_passes(capsys: pytest.CaptureFixture[str]) -> None
 @pytest.mark.parametrize(
     ("adapter", "first_error"),
     [
-        ("cmd:cat", "AdapterFault: the answer to 'hello' has neither ok, error nor skipped"),
-        (f"cmd:{PYTHON} -c pass", "AdapterFault: the adapter process"),
+        ("cmd:cat", f"{DESCRIBE}the answer to 'hello' has neither ok, error nor skipped"),
+        (
+            f"cmd:{PYTHON} -c pass",
+            f"{DESCRIBE}the adapter process exited (status 0) before answering 'hello'",
+        ),
         ("cmd:/no/such/adapter --serve", "AdapterError: cannot start the adapter"),
         (
             fake("bad_hello"),
-            "AdapterFault: the adapter speaks protocol 2, not 1; "
+            f"{DESCRIBE}the adapter speaks protocol 2, not 1; "
             "adapter stderr: bad_hello: speaking protocol 2 (request 1, hello)",
         ),
     ],

@@ -407,7 +407,9 @@ def test_unreadable_pack(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
         ("id: a\nid: b\n", "duplicate key 'id'"),
         ("- a\n", "mapping"),
         ("a: &a [*a]\n", "recursive"),
-        ("[" * 5000 + "]" * 5000, "deeper"),
+        ("[" * 500 + "]" * 500, "flow collections ([...] and {...}) nest deeper than 64"),
+        # Past libyaml's own limit (0.2.6 and later), its scanner refuses first: still one error.
+        ("[" * 5000 + "]" * 5000, "nest"),
     ],
 )
 def test_unusable_pack(

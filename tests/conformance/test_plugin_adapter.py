@@ -107,7 +107,9 @@ def test_the_reference_passes_every_item(
     assert result.ret == pytest.ExitCode.OK
     result.assert_outcomes(passed=len(expected_ids(catalog)) + 1)
     result.stdout.fnmatch_lines(["*= ppconf support levels =*", "area *| level *| top *"])
-    assert level_table(result.outlines) == {
+    printed = level_table(result.outlines)
+    # Only the areas the reference implements; others are added to the catalog as they come.
+    assert {k: printed[k] for k in ("workflow", "loops", "compositions", "headline")} == {
         "workflow": "2",
         "loops": "2",
         "compositions": "3",
@@ -149,7 +151,10 @@ def test_an_adapter_error_is_reported_as_errored(
     result = run_pytest("--ppconf-adapter=fakes:RaisesSometimes", f"--ppconf-catalog={root}")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        ["errored: the adapter raised RuntimeError: crashed on pack 'has-an-x' at *fakes.py:*"]
+        [
+            "errored: adapter fault: the adapter raised RuntimeError in start(): "
+            "crashed on pack 'has-an-x' at *fakes.py:*"
+        ]
     )
 
 

@@ -47,8 +47,17 @@ def test_areas_left_out_are_not_assessed(
         "workflow": "1",
         "loops": "not assessed",
         "compositions": "not assessed",
+        "control": "not assessed",
+        "state-agents": "not assessed",
         "headline": "1",
+        "headline areas": "workflow, loops",  # what ValidatesOnly claims
     }
+    result.stdout.fnmatch_lines(
+        [
+            "spec version 1.9; PARTIAL selection: these levels describe only the cases run and "
+            "certify nothing"
+        ]
+    )
     assert "ppconf::loops." not in result.stdout.str()
 
 
@@ -64,7 +73,12 @@ def test_an_area_without_cases_in_the_catalog(
         "--ppconf-adapter=reference", "--ppconf-area=compositions", f"--ppconf-catalog={catalog}"
     )
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
-    result.stdout.fnmatch_lines(["headline level: not assessed"])
+    result.stdout.fnmatch_lines(
+        [
+            "spec version 1.9; PARTIAL selection: *",
+            "headline level: not assessed (over the claimed areas: workflow, loops, compositions)",
+        ]
+    )
 
 
 def test_an_unknown_area_is_a_usage_error(run_pytest: RunPytest) -> None:

@@ -37,7 +37,10 @@ def test_a_catalog_of_ones_own(
         "workflow": "0",
         "loops": "1",
         "compositions": "not assessed",
+        "control": "not assessed",
+        "state-agents": "not assessed",
         "headline": "0",
+        "headline areas": "workflow, loops, compositions",  # what the reference claims
     }
 
 

@@ -78,8 +78,13 @@ def test_levels_are_computed_from_what_ran(
         "workflow": "not assessed",
         "loops": "0",
         "compositions": "not assessed",
+        "control": "not assessed",
+        "state-agents": "not assessed",
         "headline": "0",
+        "headline areas": "workflow, loops",  # what ValidatesOnly claims
     }
+    # Deselected parts make the selection partial: the levels certify nothing.
+    result.stdout.fnmatch_lines(["spec version 1.9; PARTIAL selection: *"])
 
 
 def test_select_by_keyword(run_pytest: RunPytest, catalog: Catalog) -> None:

@@ -16,20 +16,46 @@ RunPytest = Callable[..., pytest.RunResult]
 def test_met(run_pytest: RunPytest) -> None:
     result = run_pytest("--ppconf-adapter=reference", "--ppconf-require-level=3")
     assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines(["headline level: 3", "required level 3: met (headline 3)"])
+    result.stdout.fnmatch_lines(
+        ["headline level: 3 (over the claimed areas: *)", "required level 3: met (headline 3)"]
+    )
 
 
-def test_not_met_fails_a_session_whose_items_all_pass(run_pytest: RunPytest) -> None:
-    # Workflow and loops top out at Level 2, so without compositions the headline is 2.
+def test_a_required_level_with_an_area_filter_is_a_usage_error(run_pytest: RunPytest) -> None:
+    """A filtered selection certifies nothing, so it cannot be asked to reach a level."""
     result = run_pytest(
         "--ppconf-adapter=reference",
         "--ppconf-area=workflow",
         "--ppconf-area=loops",
-        "--ppconf-require-level=3",
+        "--ppconf-require-level=2",
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: ppconf: --ppconf-require-level judges the whole catalog of a spec version; "
+            "drop --ppconf-area (a partial selection certifies nothing)"
+        ]
+    )
+
+
+def test_not_met_fails_a_session_whose_items_all_pass(run_pytest: RunPytest) -> None:
+    """Narrowed with -m, every item passes and workflow shows Level 2, but a partial selection
+    does not meet a required level."""
+    result = run_pytest(
+        "--ppconf-adapter=reference", "-m", "ppconf_workflow", "--ppconf-require-level=2"
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert result.parseoutcomes().get("failed", 0) == 0
-    result.stdout.fnmatch_lines(["required level 3: NOT met (headline 2)"])
+    assert result.parseoutcomes()["passed"] > 0
+    result.stdout.fnmatch_lines(
+        [
+            "spec version 1.9; PARTIAL selection: *",
+            "workflow *| 2 *",
+            "required level 2: NOT met (headline 2)",
+            "FAILED: the required level 2 cannot be judged on a partial selection; run the whole "
+            "catalog of the spec version",
+        ]
+    )
 
 
 def test_not_given_nothing_is_said(run_pytest: RunPytest, pytester: pytest.Pytester) -> None:
@@ -51,11 +77,26 @@ def test_levels_of_cases_deselected_are_not_claimed(run_pytest: RunPytest) -> No
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
-def test_a_failing_item_still_fails_a_session_whose_level_is_met(run_pytest: RunPytest) -> None:
+def test_with_a_level_met_failing_catalog_items_leave_the_session_green(
+    run_pytest: RunPytest,
+) -> None:
+    """With a level asked for, only the level decides, as for ``ppconf run``: the session's exit
+    status is the run's verdict when only catalog parts failed."""
     result = run_pytest("--ppconf-adapter=fakes:ValidatesOnly", "--ppconf-require-level=0")
     result.stdout.fnmatch_lines(["required level 0: met (headline 0)"])
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert result.parseoutcomes()["failed"] > 0
+    assert not any(line.startswith("FAILED: ") for line in result.outlines)
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_a_failing_test_of_ones_own_still_fails_a_session_whose_level_is_met(
+    run_pytest: RunPytest, pytester: pytest.Pytester
+) -> None:
+    pytester.makepyfile(test_own="def test_one():\n    assert False\n")
+    result = run_pytest("--ppconf-adapter=fakes:ValidatesOnly", "--ppconf-require-level=0")
+    result.stdout.fnmatch_lines(["required level 0: met (headline 0)"])
+    assert "FAILED test_own.py::test_one" in result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
 def test_no_ppconf_item_run_is_not_a_level(
@@ -64,7 +105,13 @@ def test_no_ppconf_item_run_is_not_a_level(
     pytester.makepyfile(test_own="def test_one():\n    pass\n")
     result = run_pytest("--ppconf-adapter=reference", "-k", "test_one", "--ppconf-require-level=0")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["headline level: not assessed", "required level 0: NOT met*"])
+    result.stdout.fnmatch_lines(
+        [
+            "spec version 1.9; PARTIAL selection: *",
+            "headline level: not assessed (over the claimed areas: *)",
+            "required level 0: NOT met (headline not assessed)",
+        ]
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from conformance import Catalog, ReferenceAdapter, Runner, compute_levels, verdicts
-from conformance._levels import describe_level
+from conformance._levels import areas_of, describe_level
+from conformance._spec_versions import NEWEST
 
 pytest_plugins = ["pytester"]
 
@@ -33,7 +34,8 @@ def level_section(result: pytest.RunResult) -> list[str]:
 
 def reference_headline(catalog: Catalog) -> str:
     results = Runner(ReferenceAdapter(), timeout=None).run_all(catalog.cases)
-    return describe_level(compute_levels(verdicts(results)).headline)
+    claims = ReferenceAdapter().capabilities().claims
+    return describe_level(compute_levels(verdicts(results), claims=claims).headline)
 
 
 def test_the_served_reference_gives_the_reference_table(
@@ -46,8 +48,12 @@ def test_the_served_reference_gives_the_reference_table(
     levels = level_table(served.outlines)
     assert levels["workflow"] == levels["loops"] == "2"
     assert levels["headline"] == reference_headline(catalog)
+    claims = ReferenceAdapter().capabilities().claims
+    assert levels["headline areas"] == ", ".join(a for a in areas_of(NEWEST) if a in claims)
     table = level_section(served)
-    assert len(table) == 6  # header, rule, three areas, headline
+    # the spec version, header, rule, a row per area of the spec version, headline
+    assert table[0] == "spec version 1.9"
+    assert len(table) == 4 + len(areas_of(NEWEST))
     assert table == level_section(reference)  # counts and claims too
 
 

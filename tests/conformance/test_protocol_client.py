@@ -134,11 +134,18 @@ def test_an_unusable_time_limit_is_refused_when_set_later() -> None:
 def test_the_cli_refuses_an_unusable_timeout_for_a_command(
     capsys: pytest.CaptureFixture[str], value: str
 ) -> None:
-    """``--timeout inf`` once crashed inside the kit, blamed on the adapter (OverflowError)."""
+    """``--timeout inf`` once crashed inside the kit, blamed on the adapter (OverflowError):
+    now the option itself is refused, a usage error, before any adapter starts."""
     adapter = "cmd:" + shlex.join(command("fake_protocol_server"))
-    status = main(["smoke", "--adapter", adapter, "--timeout", value])
-    assert status == 2
-    assert "timeout must be a positive" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["smoke", "--adapter", adapter, "--timeout", value])
+    assert exited.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert (
+        f"argument --timeout: {value} is not a positive, finite number of seconds" in captured.err
+    )
+    assert "Traceback" not in captured.err
 
 
 def test_hello_has_the_request_timeout(adapters: Callable[..., SubprocessAdapter]) -> None:

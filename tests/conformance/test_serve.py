@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conformance._reports import levels_data
 
-from conformance import Catalog, ReferenceAdapter, Runner, compute_levels, verdicts
+from conformance import Catalog, ReferenceAdapter, Runner, Selection, compute_levels, verdicts
 from conformance._cli import main
 from conformance._protocol import ProtocolError, check_message
+from conformance._report.jsonl import levels_data
 
 FAKES = Path(__file__).resolve().parent / "protocol_fakes"
 SERVE = [sys.executable, "-m", "conformance", "serve"]
@@ -357,11 +357,14 @@ def test_an_adapter_that_cannot_be_loaded(serve: Callable[..., Served]) -> None:
 def test_the_whole_catalog_through_serve_matches_the_reference(
     cached_catalog: Catalog, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Every case id: the same outcome and part outcomes as the in-process reference."""
-    results = Runner(ReferenceAdapter(), timeout=None).run_all(cached_catalog.cases)
+    """Every case part of the spec version: the same outcome and checks as the in-process
+    reference, and the same levels in the summary."""
+    cases = cached_catalog.select(Selection())
+    results = Runner(ReferenceAdapter(), timeout=None).run_all(cases)
     reference = {
-        r.case.id: {"outcome": r.outcome, "parts": [[p.part, p.outcome] for p in r.parts]}
+        (r.case.id, p.part): [p.outcome, [[c.id, c.requirement, c.passed] for c in p.checks]]
         for r in results
+        for p in r.parts
     }
     report = tmp_path / "report.jsonl"
     adapter = "cmd:" + shlex.join(SERVE)
@@ -371,15 +374,19 @@ def test_the_whole_catalog_through_serve_matches_the_reference(
     out = capsys.readouterr().out
     records = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
     served = {
-        r["id"]: {"outcome": r["outcome"], "parts": [[p["part"], p["outcome"]] for p in r["parts"]]}
+        (r["case"], r["part"]): [
+            r["outcome"],
+            [[c["id"], c["requirement"], c["passed"]] for c in r["checks"]],
+        ]
         for r in records
-        if r["type"] == "case"
+        if r["type"] == "part"
     }
-    assert len(served) == len(records) - 2 == len(cached_catalog.cases)
+    assert len(served) == len(records) - 2 == len(reference)
     assert served == reference
-    assert status == (0 if all(r["outcome"] == "passed" for r in reference.values()) else 1)
-    assert f"{len(reference)} cases (" in out
-    assert out.rstrip().endswith("against ppconf-reference")
+    assert status == (0 if all(r.passed for r in results) else 1)
+    passed = sum(r.passed for r in results)
+    assert f"\n{len(results)} cases ({passed} passed) against ppconf-reference\n" in out
     summary = records[-1]
     assert summary["type"] == "summary"
-    assert summary["levels"] == levels_data(compute_levels(verdicts(results)))
+    claims = ReferenceAdapter().capabilities().claims
+    assert summary["levels"] == levels_data(compute_levels(verdicts(results), claims=claims))

@@ -34,6 +34,7 @@ from conformance import (
 from conformance._cli import main
 from conformance._errors import AdapterFault
 from conformance._protocol import SubprocessAdapter
+from conformance._runner import OUTCOMES, worst
 
 pytestmark = pytest.mark.usefixtures("cached_catalog")
 
@@ -109,8 +110,21 @@ class Run:
     seconds: float
 
     @property
+    def parts(self) -> list[dict[str, Any]]:
+        """The report's part records, in the order they ran."""
+        return [r for r in self.records if r["type"] == "part"]
+
+    @property
     def cases(self) -> list[dict[str, Any]]:
-        return [r for r in self.records if r["type"] == "case"]
+        """The part records grouped by case, in the order the cases ran: ``id``, ``outcome``
+        (the worst of its parts'), ``parts``."""
+        grouped: dict[str, list[dict[str, Any]]] = {}
+        for record in self.parts:
+            grouped.setdefault(record["case"], []).append(record)
+        return [
+            {"id": case, "outcome": worst(p["outcome"] for p in parts), "parts": parts}
+            for case, parts in grouped.items()
+        ]
 
     def message(self, case: str, part: str) -> str:
         record = next(r for r in self.cases if r["id"] == case)
@@ -177,10 +191,11 @@ class Kit:
         return expected
 
     def assert_complete_report(self, run: Run, expected: Mapping[str, Outcomes]) -> None:
-        """A run line, one line per case in catalog order, and a summary with the counts."""
-        assert [r["type"] for r in run.records] == ["run"] + ["case"] * len(expected) + ["summary"]
+        """A run line, one line per case part in catalog order, and a summary with the counts."""
+        parts = sum(len(self.baseline[case][1]) for case in expected)
+        assert [r["type"] for r in run.records] == ["run"] + ["part"] * parts + ["summary"]
         assert [r["id"] for r in run.cases] == list(expected)
-        counts = dict.fromkeys(("passed", "failed", "errored", "skipped", "timeout"), 0)
+        counts = dict.fromkeys(OUTCOMES, 0)
         for outcome, _ in expected.values():
             counts[outcome] += 1
         assert run.records[-1]["counts"] == counts
