@@ -174,7 +174,7 @@ def _area_level(area: str, cases: list[CaseVerdict]) -> AreaLevel:
         level = candidate
     if level == BELOW_ZERO:
         reason = (
-            f"fails Level 0 MUST cases (packs carrying {area} fields must still load): "
+            f"fails Level 0 MUST cases (packs carrying {area} fields must still load and run as before): "
             + ", ".join(blocking)
         )
     elif blocking:

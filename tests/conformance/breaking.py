@@ -84,6 +84,11 @@ class StartReturnsNone(_Reference):
     def start(self, pack: PackInput) -> Any:
         return None
 
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        return None
+
 
 class SkipsEverything(_Reference):
     NAME = "skips-everything"

@@ -60,6 +60,22 @@ __all__ = [
 WORKFLOW_FIELDS = ("workflow", "compositions")
 
 
+def without_workflows(document: Mapping[str, Any]) -> dict[str, Any]:
+    """``document`` as a runtime that predates workflows reads it: no workflow, no compositions,
+    and no RFC 0011 ``state`` on agent members (a field it does not know either)."""
+    stripped = {k: v for k, v in document.items() if k not in WORKFLOW_FIELDS}
+    agents = stripped.get("agents")
+    if isinstance(agents, Mapping) and isinstance(agents.get("members"), Mapping):
+        members = {
+            name: {k: v for k, v in member.items() if k != "state"}
+            if isinstance(member, Mapping)
+            else member
+            for name, member in agents["members"].items()
+        }
+        stripped["agents"] = {**agents, "members": members}
+    return stripped
+
+
 def pack_id(pack: PackInput) -> str:
     """The pack's own ``id`` ('' when the kit could not parse the pack)."""
     document = pack.document or {}
@@ -119,13 +135,18 @@ class IgnoresWorkflows(_NoCompositions, Delegating):
     def load(self, pack: PackInput) -> None:
         if pack.document is None:
             raise PackRejected("the pack is not a well-formed document")
-        stripped = {k: v for k, v in pack.document.items() if k not in WORKFLOW_FIELDS}
+        stripped = without_workflows(pack.document)
         self.reference.load(PackInput(json.dumps(stripped), "json", stripped, pack.source))
 
     def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
         raise Unsupported("this runtime does not validate workflows")
 
     def start(self, pack: PackInput) -> Any:
+        raise Unsupported("this runtime does not run workflows")
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
         raise Unsupported("this runtime does not run workflows")
 
     def restore(self, pack: PackInput, snapshot: Any) -> Any:
@@ -303,6 +324,12 @@ class WrongSession:
     def advance_clock(self, seconds: float) -> None:
         self.session.advance_clock(seconds)
 
+    def agent_text(self, text: str) -> None:
+        pass  # the turn and reply it reports are wrong anyway (WRONG_STATE)
+
+    def user_turn(self) -> None:
+        pass
+
     def state(self) -> Mapping[str, Any]:
         return dict(WRONG_STATE)
 
@@ -342,6 +369,14 @@ class AlwaysWrong(Delegating):
     def start(self, pack: PackInput) -> Any:
         try:
             return WrongSession(self.reference.start(pack))
+        except Rejected:
+            return WrongSession(_DeadSession())
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        try:
+            return WrongSession(self.reference.start_at(pack, state=state, agent=agent))
         except Rejected:
             return WrongSession(_DeadSession())
 
@@ -416,6 +451,12 @@ class _PerPack(Delegating):
     def start(self, pack: PackInput) -> Any:
         self.before(pack)
         return super().start(pack)
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        self.before(pack)
+        return self.reference.start_at(pack, state=state, agent=agent)
 
     def run_composition(
         self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
