@@ -170,7 +170,7 @@ def _did(expect: dict[str, Any]) -> str:
         text = f"-> {seen['to']}"
         if seen.get("redirected"):
             text += f" (redirected from {seen['original_target']})"
-        return text
+        return text + (f", turn {expect['turn']}" if "turn" in expect else "")
     if "composition" in expect:
         wanted = expect["composition"]["$subset"]
         return str(wanted["status"]) + (
