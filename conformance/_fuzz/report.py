@@ -249,7 +249,9 @@ def _diff(finding: FuzzFinding) -> tuple[str, str]:
     if finding.step == 0:
         start = finding.expected.start or {}
         refusal = start.get("rejection")
-        return (f"refused: {refusal}" if refusal else "a session"), message
+        return (f"refused: {refusal}" if refusal else "a session"), message.partition(", expected")[
+            0
+        ]
     step = finding.expected.steps[finding.step - 1] if finding.step else {}
     want = _did(step.get("expect", {})) or "acceptance"
     if message.startswith("expected rejection"):
