@@ -14,17 +14,21 @@ For runtime authors' own property-based tests, and the generators behind ``ppcon
 - :func:`packs` draws valid packs (plain dicts), valid by construction: every ``on_event``
   target, ``on_max_visits``, ``prompt_task``, composition step and reference resolves. Knobs
   switch features on and off (loops, redirect chains, budgets, artifacts, orchestration,
-  compositions).
+  compositions, RFC 0014 ``control``, RFC 0011 state-backed ``agents``).
 - :func:`near_valid_packs` draws a valid pack with one targeted mutation, as a
   :class:`NearValid` that names the rule the mutation breaks, the requirement a validator is
   held to (MUST, SHOULD or MAY: SEMANTICS section 0), and the catalog case pinning it.
 - :func:`scripts` draws a script for a pack: steps in the case-file format (``{"event": "Go",
   "source": "agent"}``, ``{"set_artifact": {...}}``, ``{"tool_calls": 1}``,
-  ``{"advance_clock": 2}``, ``{"snapshot_restore": True}``, ``{"run_composition": {...}}``),
-  declared and undeclared events from both sources, with scripted mocks for compositions.
+  ``{"advance_clock": 2}``, ``{"snapshot_restore": True}``, ``{"run_composition": {...}}``,
+  ``{"agent_text": "hi"}``, ``{"user_turn": True}``), declared and undeclared events from both
+  sources, with scripted mocks for compositions. A script for a pack with ``agents`` may begin
+  with where the session starts, ``{"start": {"at_state": "work"}}`` or ``{"start": {"agent":
+  "main"}}`` (the case file's scenario ``start``).
 
 Shrinking gives small, readable examples: few states named ``start``, ``work``, ``check`` ...,
-PascalCase events ``Go``, ``Next`` ..., one prompt ``main``, composition steps ``a``, ``b`` ...
+PascalCase events ``Go``, ``Next`` ..., one prompt ``main``, composition steps ``a``, ``b`` ...,
+agents ``main`` and ``aide``.
 """
 
 from __future__ import annotations
@@ -41,13 +45,17 @@ from conformance._contract import Requirement
 _T = TypeVar("_T")
 
 __all__ = [
+    "AGENTS",
     "ARTIFACTS",
     "EVENTS",
     "MUTATIONS",
     "PROMPT",
     "STATES",
     "STRAY_EVENT",
+    "TEXTS",
     "TOOLS",
+    "UNKNOWN_AGENT",
+    "UNKNOWN_STATE",
     "Mutation",
     "NearValid",
     "near_valid_packs",
@@ -68,15 +76,24 @@ PROMPT = "main"
 """The one prompt every pack has; every prompt-mode state and composition step uses it."""
 TOOLS = ("search", "fetch")
 """The tools of packs with compositions."""
+AGENTS = (PROMPT, "aide")
+"""The ``agents.members`` of packs with state-backed agents; each is also a prompt (the schema:
+"Each key must match a prompt defined in the pack's prompts object")."""
+TEXTS = ("hi", "ok")
+"""What the agent says in ``agent_text`` steps (RFC 0014 rounds)."""
+UNKNOWN_STATE = "nowhere"
+"""A state no pack has: scripts start there to see the start refused."""
+UNKNOWN_AGENT = "stranger"
+"""An agent no pack has: scripts start as it to see the start refused."""
 VALUES = ("a", "b")
 """Artifact values scripts write (short, so an exported case reads at a glance)."""
 _OUTPUTS: tuple[Any, ...] = ("x", "y", 1, 2, {"n": 1})
 """Mocked step outputs: no lists (whether ``append`` spreads a list is not pinned) and no
 ``null`` (kept apart from "no output")."""
-_UNSUPPORTED = (
-    "{knob}=True: the fuzzer does not generate {area} packs yet (SEMANTICS section 6 is being "
-    "added to the reference); leave {knob} off for now"
-)
+
+
+def _prompt(name: str) -> dict[str, Any]:
+    return {"id": name, "name": name.title(), "version": "1.0.0", "system_template": "Work."}
 
 
 def _pack() -> dict[str, Any]:
@@ -86,9 +103,7 @@ def _pack() -> dict[str, Any]:
         "name": "Fuzz",
         "version": "1.0.0",
         "template_engine": {"version": "v1", "syntax": "{{variable}}"},
-        "prompts": {
-            PROMPT: {"id": PROMPT, "name": "Main", "version": "1.0.0", "system_template": "Work."}
-        },
+        "prompts": {PROMPT: _prompt(PROMPT)},
     }
 
 
@@ -110,6 +125,8 @@ class _Features:
     terminal_states: bool
     dead_ends: bool
     compositions: bool
+    control: bool
+    state_agents: bool
 
 
 def packs(
@@ -146,21 +163,16 @@ def packs(
             v1.3 convention.
         compositions: one or two compositions (RFC 0010) of prompt, tool, branch and parallel
             steps over the prompt ``main`` and the tools ``search`` and ``fetch``.
-        control: RFC 0014 ``control`` on states: not generated yet (raises
-            ``NotImplementedError``).
-        state_agents: RFC 0011 state-backed agents: not generated yet (raises
-            ``NotImplementedError``).
+        control: RFC 0014 ``control`` on some states, ``agent`` (about half of them) or
+            ``user`` written out; absent on the others.
+        state_agents: RFC 0011 ``agents``: the member ``main``, perhaps ``aide`` too (with a
+            prompt of that name), each backed by a workflow state or, now and then, by none
+            (a single-prompt agent). Needs the workflow.
 
     Raises:
-        NotImplementedError: ``control`` or ``state_agents`` asked for.
-        ValueError: a knob out of range, or a pack with neither workflow nor compositions.
+        ValueError: a knob out of range, a pack with neither workflow nor compositions, or
+            agents without a workflow.
     """
-    if control:
-        raise NotImplementedError(_UNSUPPORTED.format(knob="control", area="control (RFC 0014)"))
-    if state_agents:
-        raise NotImplementedError(
-            _UNSUPPORTED.format(knob="state_agents", area="state-agents (RFC 0011)")
-        )
     if not 1 <= min_states <= max_states <= len(STATES):
         raise ValueError(
             f"packs(min_states={min_states}, max_states={max_states}): "
@@ -168,6 +180,8 @@ def packs(
         )
     if not workflow and not compositions:
         raise ValueError("packs(workflow=False): ask for compositions=True, or keep the workflow")
+    if state_agents and not workflow:
+        raise ValueError("packs(state_agents=True) needs the workflow its agents start in")
     return _packs(
         _Features(
             min_states,
@@ -181,6 +195,8 @@ def packs(
             terminal_states,
             dead_ends,
             compositions,
+            control,
+            state_agents,
         )
     )
 
@@ -203,12 +219,26 @@ _PICKS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+-"
 _SEGMENT = 6
 
 
+_EXTRA_BYTES = 8 + 4
+"""Bytes past the states for RFC 0014 ``control`` (one per state) and RFC 0011 ``agents``."""
+
+
+def _extras_at(features: _Features) -> int:
+    """Where the bytes of ``control`` and ``agents`` start: past every state the pack could
+    have, so that they mean the same whatever the number of states became while shrinking."""
+    return 8 + 13 * features.max_states
+
+
 class _Bytes:
     """Reads options from a byte string, then zeros once it is used up."""
 
     def __init__(self, data: bytes) -> None:
         self._data = data
         self._at = 0
+
+    def seek(self, at: int) -> None:
+        """Read on from ``at``."""
+        self._at = at
 
     def pick(self, options: Sequence[_T]) -> _T:
         at = self._at
@@ -221,7 +251,9 @@ def _packs(features: _Features) -> st.SearchStrategy[dict[str, Any]]:
     counts = st.integers(features.min_states, features.max_states)
     if not features.workflow:
         counts = st.just(0)
-    size = max(_BYTES, 8 + 13 * features.max_states) if features.workflow else _BYTES
+    size = max(_BYTES, _extras_at(features)) if features.workflow else _BYTES
+    if features.control or features.state_agents:
+        size = max(_BYTES, _extras_at(features) + _EXTRA_BYTES)
     return st.builds(
         lambda count, data: _decode_pack(features, count, _Bytes(data)),
         counts,
@@ -253,6 +285,9 @@ def _decode_pack(features: _Features, count: int, data: _Bytes) -> dict[str, Any
     pack = _pack()
     if count:
         pack["workflow"] = _decode_workflow(features, STATES[:count], data)
+        if features.control or features.state_agents:
+            data.seek(_extras_at(features))
+            _decode_extras(features, pack, STATES[:count], data)
     if features.compositions:
         pack["tools"] = {tool: {"name": tool, "description": f"The {tool} tool."} for tool in TOOLS}
         names = ("review", "triage")[: data.pick((1, 1, 2))]
@@ -317,6 +352,31 @@ def _decode_workflow(features: _Features, names: Sequence[str], data: _Bytes) ->
     if features.budgets and with_budget:
         workflow["engine"] = {"budget": budget}
     return workflow
+
+
+_CONTROLS = (None, "agent", None, "agent", "user")
+_MEMBER_COUNTS = (1, 1, 2)
+
+
+def _decode_extras(
+    features: _Features, pack: dict[str, Any], names: Sequence[str], data: _Bytes
+) -> None:
+    """RFC 0014 ``control`` on the states (one byte each, in the order of :data:`STATES`),
+    then RFC 0011 ``agents`` (a fixed four bytes)."""
+    states = pack["workflow"]["states"]
+    for name in STATES[: features.max_states]:
+        control = data.pick(_CONTROLS if features.control else _NO)
+        if name in states and control is not None:
+            states[name]["control"] = control
+    if not features.state_agents:
+        return
+    members: dict[str, Any] = {}
+    for member in AGENTS[: data.pick(_MEMBER_COUNTS)]:
+        # Mostly a state (the entry first, where zeros shrink to); now and then none.
+        state = data.pick((*names, *names, None))
+        members[member] = {} if state is None else {"state": state}
+        pack["prompts"].setdefault(member, _prompt(member))
+    pack["agents"] = {"entry": PROMPT, "members": members}
 
 
 # -- compositions -----------------------------------------------------------------------------
@@ -416,19 +476,23 @@ def steps(
     *,
     snapshots: bool = True,
     undeclared_artifacts: bool = False,
+    turns: bool | None = None,
 ) -> st.SearchStrategy[dict[str, Any]]:
     """One step of a script for ``pack``, in the case-file format.
 
     Events declared anywhere in the workflow and one declared nowhere (``Stray``), from the
     host or the agent; artifact writes of the declared artifacts; tool calls and clock
-    advances (for budgets); ``snapshot_restore``; composition runs with scripted mocks.
+    advances (for budgets); ``snapshot_restore``; composition runs with scripted mocks; the
+    agent's text and the user's turn (RFC 0014).
 
     Arguments:
         pack: a pack drawn from :func:`packs` (or any valid pack).
         snapshots: include ``snapshot_restore`` steps (RFC 0009 X15, SHOULD).
         undeclared_artifacts: also write an artifact no state declares (refusing it is MAY).
+        turns: include ``agent_text`` and ``user_turn`` steps, and agent events twice as
+            often (default: when a state of the pack declares ``control``).
     """
-    menu = _menu(pack, snapshots, undeclared_artifacts)
+    menu = _menu(pack, snapshots, undeclared_artifacts, turns)
     return _raw_step().map(menu.one)
 
 
@@ -438,15 +502,26 @@ def scripts(
     max_steps: int = 12,
     snapshots: bool = True,
     undeclared_artifacts: bool = False,
+    turns: bool | None = None,
+    starts: bool | None = None,
 ) -> st.SearchStrategy[list[dict[str, Any]]]:
     """Scripts of up to ``max_steps`` steps for ``pack`` (see :func:`steps`).
 
     A script is one character per step (which step), drawn as strings of at most six (so
     scripts are long on average, and Hypothesis shrinks one by deleting characters anywhere),
     and bytes the composition runs take their inputs and mocks from.
+
+    Arguments:
+        starts: begin most scripts with ``{"start": ...}`` (RFC 0011): at a state of the
+            workflow or at ``nowhere``, as an agents member or as ``stranger`` (default: when
+            the pack has ``agents``). One character more says which start, shrinking to none
+            (the entry).
     """
-    menu = _menu(pack, snapshots, undeclared_artifacts)
-    return _raw_script(max_steps, bool(menu.runs)).map(menu.script)
+    menu = _menu(pack, snapshots, undeclared_artifacts, turns)
+    if starts is None:
+        starts = isinstance(pack.get("agents"), dict)
+    menu.starts = _starts(pack) if starts else []
+    return _raw_script(max_steps, bool(menu.runs), bool(menu.starts)).map(menu.script)
 
 
 # The raw draws do not depend on the pack, so they are built once: building a strategy costs
@@ -459,11 +534,30 @@ def _raw_step() -> st.SearchStrategy[tuple[str, bytes]]:
 
 
 @cache
-def _raw_script(max_steps: int, runs: bool) -> st.SearchStrategy[tuple[str, bytes]]:
+def _raw_script(
+    max_steps: int, runs: bool, starts: bool
+) -> st.SearchStrategy[tuple[str, bytes, str]]:
     sizes = [min(_SEGMENT, max_steps - start) for start in range(0, max_steps, _SEGMENT)]
     picks = st.tuples(*(st.text(_PICKS, max_size=size) for size in sizes)).map("".join)
     pool = st.binary(min_size=_BYTES, max_size=_BYTES) if runs else st.just(b"")
-    return st.tuples(picks, pool)
+    start = st.sampled_from(_PICKS) if starts else st.just(_PICKS[0])
+    return st.tuples(picks, pool, start)
+
+
+def _starts(pack: dict[str, Any]) -> list[dict[str, Any] | None]:
+    """Where a script may start: the entry (``None``, first: what starts shrink to), each
+    state, a state no pack has, each agents member, an agent no pack has."""
+    workflow = pack.get("workflow")
+    states = sorted((workflow.get("states") or {}) if isinstance(workflow, dict) else {})
+    agents = pack.get("agents")
+    members = sorted((agents.get("members") or {}) if isinstance(agents, dict) else {})
+    return [
+        None,
+        *({"at_state": state} for state in states),
+        {"at_state": UNKNOWN_STATE},
+        *({"agent": member} for member in members),
+        {"agent": UNKNOWN_AGENT},
+    ]
 
 
 class _Menu:
@@ -472,14 +566,17 @@ class _Menu:
     def __init__(self, fixed: list[dict[str, Any]], runs: list[tuple[str, list[Any]]]) -> None:
         self.fixed = fixed
         self.runs = runs
+        self.starts: list[dict[str, Any] | None] = []
         self.size = len(fixed) + len(runs)
         if not self.size:
             raise ValueError("the pack has neither a workflow nor compositions: no step to draw")
 
-    def script(self, raw: tuple[str, bytes]) -> list[dict[str, Any]]:
-        picks, pool = raw
+    def script(self, raw: tuple[str, bytes, str]) -> list[dict[str, Any]]:
+        picks, pool, start = raw
         data = _Bytes(pool)
-        return [self.step(_PICKS.index(pick), data) for pick in picks]
+        found = [self.step(_PICKS.index(pick), data) for pick in picks]
+        where = self.starts[_PICKS.index(start) % len(self.starts)] if self.starts else None
+        return found if where is None else [{"start": dict(where)}, *found]
 
     def one(self, raw: tuple[str, bytes]) -> dict[str, Any]:
         pick, data = raw
@@ -502,20 +599,24 @@ class _Menu:
         return {"run_composition": {"name": name, "input": {"k": k}, "mocks": mocks}}
 
 
-def _menu(pack: dict[str, Any], snapshots: bool, undeclared_artifacts: bool) -> _Menu:
+def _menu(
+    pack: dict[str, Any], snapshots: bool, undeclared_artifacts: bool, turns: bool | None
+) -> _Menu:
     runs = [(name, _leaf_attempts(c)) for name, c in _compositions_of(pack)]
-    return _Menu(_fixed_steps(pack, snapshots, undeclared_artifacts), runs)
+    return _Menu(_fixed_steps(pack, snapshots, undeclared_artifacts, turns), runs)
 
 
 def _fixed_steps(
-    pack: dict[str, Any], snapshots: bool, undeclared_artifacts: bool
+    pack: dict[str, Any], snapshots: bool, undeclared_artifacts: bool, turns: bool | None
 ) -> list[dict[str, Any]]:
     """The steps that take no data: events, artifact writes, tool calls, clock advances,
-    snapshots (declared host events first, and twice as likely)."""
+    snapshots, turns (declared host events first, and twice as likely)."""
     workflow = pack.get("workflow")
     if not isinstance(workflow, dict):
         return []
     states = workflow.get("states") or {}
+    if turns is None:
+        turns = any(isinstance(s, dict) and "control" in s for s in states.values())
     declared = sorted(
         {event for state in states.values() for event in (state.get("on_event") or {})},
         key=lambda e: (EVENTS.index(e) if e in EVENTS else len(EVENTS), e),
@@ -535,6 +636,10 @@ def _fixed_steps(
     found += [{"tool_calls": 1}, {"tool_calls": 2}, {"advance_clock": 1}, {"advance_clock": 2}]
     if snapshots:
         found.append({"snapshot_restore": True})
+    if turns:
+        # Agent events again, so that the agent moves as often as the host does.
+        found += [{"event": event, "source": "agent"} for event in declared]
+        found += [{"agent_text": text} for text in TEXTS] + [{"user_turn": True}]
     return found
 
 
@@ -827,7 +932,31 @@ def _output_unknown(draw: st.DrawFn, pack: dict[str, Any]) -> str:
     return f"/compositions/{name}/output"
 
 
-_W, _L, _C = "workflow", "loops", "compositions"
+def _member(draw: st.DrawFn, pack: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    members = pack["agents"]["members"]
+    name = draw(st.sampled_from(sorted(members, key=AGENTS.index)))
+    return name, members[name]
+
+
+def _agent_state(value: Any) -> Callable[[st.DrawFn, dict[str, Any]], str]:
+    """Set the ``state`` of a drawn agents member."""
+
+    def apply(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+        name, member = _member(draw, pack)
+        member["state"] = value
+        return f"/agents/members/{name}/state"
+
+    return apply
+
+
+def _agent_state_without_workflow(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    name, member = _member(draw, pack)
+    member["state"] = member.get("state") or STATES[0]
+    del pack["workflow"]
+    return f"/agents/members/{name}/state"
+
+
+_W, _L, _C, _CT, _SA = "workflow", "loops", "compositions", "control", "state-agents"
 
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
@@ -897,6 +1026,26 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "an artifact mode outside replace and append", _L, "schema", "MUST",
         "loops.validation.artifact-mode-invalid", _artifact("mode", "merge"),
+    ),
+    Mutation(
+        "control outside user and agent", _CT, "control-invalid", "MUST",
+        "control.validation.control-invalid-capitalised", _set("control", "Agent"),
+    ),
+    Mutation(
+        "control not a string", _CT, "schema", "MUST",
+        "control.validation.control-boolean", _set("control", True),
+    ),
+    Mutation(
+        "an agent state naming no state", _SA, "agent-state-unknown", "MUST",
+        "state-agents.validation.agent-state-unknown", _agent_state(UNKNOWN_STATE),
+    ),
+    Mutation(
+        "an agent state not a string", _SA, "schema", "MUST",
+        "state-agents.validation.agent-state-non-string", _agent_state(1),
+    ),
+    Mutation(
+        "an agent state in a pack without workflow", _SA, "agent-state-without-workflow", "MUST",
+        "state-agents.validation.agent-state-without-workflow", _agent_state_without_workflow,
     ),
     Mutation(
         "composition version 2", _C, "composition-version-unsupported", "MUST",
@@ -981,7 +1130,7 @@ MUTATIONS: tuple[Mutation, ...] = (
 
 def near_valid_packs(
     *,
-    areas: Sequence[str] = ("workflow", "loops", "compositions"),
+    areas: Sequence[str] = ("workflow", "loops", "compositions", "control", "state-agents"),
     requirements: Sequence[Requirement] = ("MUST", "SHOULD", "MAY"),
     max_states: int = 3,
 ) -> st.SearchStrategy[NearValid]:
@@ -1000,20 +1149,24 @@ def near_valid_packs(
     if not chosen:
         raise ValueError(
             f"near_valid_packs(areas={list(areas)}, requirements={list(requirements)}): no "
-            "mutation matches; areas are workflow, loops and compositions"
+            "mutation matches; areas are workflow, loops, compositions, control and state-agents"
         )
     return _near_valid(chosen, max_states)
 
 
 @cache
 def _near_valid(chosen: tuple[Mutation, ...], max_states: int) -> st.SearchStrategy[NearValid]:
+    bases = {
+        _C: packs(max_states=max_states, workflow=False, compositions=True),
+        _CT: packs(max_states=max_states, dead_ends=False, control=True),
+        _SA: packs(max_states=max_states, dead_ends=False, state_agents=True),
+    }
     workflow_packs = packs(max_states=max_states, dead_ends=False)
-    composition_packs = packs(max_states=max_states, workflow=False, compositions=True)
 
     @st.composite
     def build(draw: st.DrawFn) -> NearValid:
         mutation = draw(st.sampled_from(chosen))
-        base = composition_packs if mutation.area == _C else workflow_packs
+        base = bases.get(mutation.area, workflow_packs)
         pack = _copy(draw(base))
         pointer = mutation.apply(draw, pack)
         return NearValid(pack, mutation, pointer)

@@ -41,8 +41,9 @@ def add_fuzz_parser(commands: Any) -> None:
         action="append",
         default=[],
         choices=AREAS,
-        help="fuzz this area (repeatable; default: the fuzzable areas the runtime claims, or "
-        "all of workflow, loops and compositions when it claims none)",
+        help="fuzz this area (repeatable; default: the areas the runtime claims, or workflow, "
+        "loops and compositions when it claims none; control and state-agents need a runtime "
+        "that reports turns and starts at a state)",
     )
     fuzz.add_argument(
         "--examples",
@@ -75,20 +76,13 @@ def add_fuzz_parser(commands: Any) -> None:
 def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
     # Hypothesis is imported here, not by `ppconf` as a whole: only this command needs it.
     from conformance._fuzz.engine import AREAS as FUZZABLE  # noqa: PLC0415
-    from conformance._fuzz.engine import PENDING, database_at, fuzz  # noqa: PLC0415
+    from conformance._fuzz.engine import BASE_AREAS, database_at, fuzz  # noqa: PLC0415
     from conformance._fuzz.report import export, render_finding, render_summary  # noqa: PLC0415
 
     if args.adapter is None:
         report_error(
             "ppconf fuzz needs --adapter SPEC: the runtime to compare with the reference "
             "(module:Class or 'cmd:COMMAND LINE')"
-        )
-        return EXIT_UNUSABLE
-    pending = [area for area in args.area if area in PENDING]
-    if pending:
-        report_error(
-            f"--area {pending[0]}: the fuzzer does not generate {pending[0]} "
-            f"({PENDING[pending[0]]}) examples yet; fuzz workflow, loops or compositions"
         )
         return EXIT_UNUSABLE
     adapter = open_adapter(args)  # an AdapterError is reported by main()
@@ -99,7 +93,7 @@ def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
         except AdapterError as error:
             report_error(str(error))
             return EXIT_UNUSABLE
-        areas = tuple(args.area) or tuple(a for a in FUZZABLE if a in claims) or FUZZABLE
+        areas = tuple(args.area) or tuple(a for a in FUZZABLE if a in claims) or BASE_AREAS
         wanted = args.examples if args.examples or args.max_time else 1000
         database = None if args.no_database else database_at(args.database)
         result = fuzz(

@@ -42,7 +42,8 @@ def check_against_reference(
             :func:`conformance.strategies.scripts`); steps whose outcome the RFCs leave open
             are left out on both sides.
         area: the area to file a finding under (default: ``compositions`` for a pack without
-            workflow, else ``loops``).
+            workflow, ``control`` for one with ``control`` on a state, ``state-agents`` for
+            one with ``agents``, else ``loops``).
         timeout: seconds each part may take on the adapter (``None``: no limit).
 
     The adapter is left open: close it when your tests are done with it.
@@ -52,7 +53,7 @@ def check_against_reference(
         :class:`FuzzFinding` (a divergence, or an adapter fault).
     """
     document = _copy(pack)
-    chosen = area or ("loops" if isinstance(document.get("workflow"), dict) else "compositions")
+    chosen = area or _area_of(document)
     expected = expect_run(chosen, document, [_copy(step) for step in script])
     return judge(Runner(adapter, timeout=timeout), expected).finding
 
@@ -69,6 +70,18 @@ def assert_matches_reference(
     finding = check_against_reference(adapter, pack, script, area=area, timeout=timeout)
     if finding is not None:
         raise AssertionError(render_finding(finding, found_after=1, shrink_runs=0))
+
+
+def _area_of(pack: Mapping[str, Any]) -> str:
+    workflow = pack.get("workflow")
+    if not isinstance(workflow, Mapping):
+        return "compositions"
+    states = workflow.get("states")
+    if isinstance(states, Mapping) and any(
+        isinstance(state, Mapping) and "control" in state for state in states.values()
+    ):
+        return "control"
+    return "state-agents" if isinstance(pack.get("agents"), Mapping) else "loops"
 
 
 def _copy(value: Any) -> Any:

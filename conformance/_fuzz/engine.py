@@ -34,10 +34,12 @@ from conformance._fuzz.judge import FuzzFinding, Verdict, judge
 from conformance._fuzz.oracle import Expected, expect_invalid, expect_run
 from conformance._runner import Runner
 
-AREAS = ("workflow", "loops", "compositions")
+AREAS = ("workflow", "loops", "compositions", "control", "state-agents")
 """The areas the fuzzer generates examples for."""
-PENDING = {"control": "RFC 0014", "state-agents": "RFC 0011"}
-"""Areas whose generators are not written yet."""
+BASE_AREAS = AREAS[:3]
+"""What every runtime is fuzzed on when it claims no area: RFC 0014 and RFC 0011 add
+observables (``turn``, ``reply``) and calls (``agent_text``, starts at a state) a runtime
+without them does not answer."""
 BATCH = 6
 """At most this many examples per Hypothesis test case (shrunk to the one that fails): what
 Hypothesis spends on a test case is several times what drawing one example costs."""
@@ -69,18 +71,23 @@ def _workflow_packs(area: str) -> st.SearchStrategy[dict[str, Any]]:
         return strategies.packs(loops=False, redirects=False, budgets=False, artifacts=False)
     if area == "loops":  # RFC 0009: loop guards, redirect chains, budgets, artifacts
         return strategies.packs(orchestration=False)
+    if area == "control":  # RFC 0014: control on states, with loops, budgets, orchestration
+        return strategies.packs(control=True, artifacts=False)
+    if area == "state-agents":  # RFC 0011: starts at a state or as an agent, then RFC 0009
+        return strategies.packs(state_agents=True, orchestration=False, artifacts=False)
     return strategies.packs(workflow=False, compositions=True)
 
 
 @cache
 def examples(area: str) -> st.SearchStrategy[Example]:
     """Examples of one area: three in four a valid pack with a script, one in four a pack
-    with one mutation that a validator must refuse (MUST rules only)."""
-    if area in PENDING:
-        raise NotImplementedError(
-            f"the fuzzer does not generate {area} ({PENDING[area]}) examples yet: its "
-            "behaviour is being added to the reference; fuzz workflow, loops or compositions"
-        )
+    with one mutation that a validator must refuse (MUST rules only).
+
+    Raises:
+        ValueError: not one of :data:`AREAS`.
+    """
+    if area not in AREAS:
+        raise ValueError(f"no fuzzer area {area!r}: the areas are {', '.join(AREAS)}")
     packs = _workflow_packs(area)
     broken = strategies.near_valid_packs(areas=(area,), requirements=("MUST",))
 
@@ -91,7 +98,11 @@ def examples(area: str) -> st.SearchStrategy[Example]:
             return Example(area, near.pack, near_valid=near)
         pack = draw(packs)
         steps = MAX_RUNS if area == "compositions" else MAX_STEPS
-        script = draw(strategies.scripts(pack, max_steps=steps, snapshots=False))
+        script = draw(
+            strategies.scripts(
+                pack, max_steps=steps, snapshots=False, turns=area == "control" or None
+            )
+        )
         return Example(area, pack, tuple(script))
 
     return draw()
@@ -219,7 +230,6 @@ def fuzz(
 
     Raises:
         ValueError: neither ``examples_wanted`` nor ``max_time``.
-        NotImplementedError: an area whose generators are not written yet.
     """
     if examples_wanted is None and max_time is None:
         raise ValueError("fuzz() needs examples_wanted or max_time")

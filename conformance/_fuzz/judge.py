@@ -66,10 +66,13 @@ def case_body(expected: Expected) -> dict[str, Any]:
     """The ``pack``, ``validation`` and ``scenarios`` of the case an example gives."""
     body: dict[str, Any] = {"pack": expected.pack, "validation": {"valid": expected.valid}}
     if expected.valid:
-        scenario: dict[str, Any] = {"name": SCENARIO, "steps": expected.steps}
+        scenario: dict[str, Any] = {"name": SCENARIO}
+        if expected.start is not None:
+            scenario["start"] = expected.start
+        scenario["steps"] = expected.steps
         if expected.final is not None:
             scenario["final"] = expected.final
-        if expected.steps or expected.final is not None:
+        if expected.steps or expected.final is not None or expected.start is not None:
             body["scenarios"] = [scenario]
     return body
 
@@ -129,6 +132,8 @@ def _finding(expected: Expected, result: PartResult) -> FuzzFinding:
     check = next((c for c in result.checks if not c.passed and c.requirement == "MUST"), None)
     detail: Mapping[str, Any] = check.detail if isinstance(check, Check) else {}
     step = detail.get("step") if result.part != "validation" else None
+    if step is None and result.part != "validation":
+        step = 0  # the scenario failed before its first step: at the start
     observed = detail.get("field")
     return FuzzFinding(
         kind=kind,

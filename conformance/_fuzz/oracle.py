@@ -17,7 +17,20 @@ The reference runs the example. Each step's expectation keeps only what RFC text
 - ``append`` artifacts hold every written part in order (the joined text is SHOULD);
 - a composition run is judged on its status, and on its output where the composition names
   ``output``: ``append`` as a multiset, ``replace`` as any one branch output, ``barrier`` by
-  branch id (C3, C10).
+  branch id (C3, C10);
+- RFC 0014 (packs with ``control``): ``turn`` is compared wherever SEMANTICS 6.1 makes it MUST:
+  after an accepted agent transition (X18, X19), an accepted host transition when the turn was
+  the user's (X20), the end of the workflow (X21), and the agent's text (the round ends).
+  Left open, so not compared: the turn at the start (X17, SHOULD), after a host event while
+  the agent may hold the turn (SHOULD), after a refused event that does not end the workflow
+  (MAY), in a state the agent entered that is external or composition-mode (MAY), or where a
+  budget reached by the transition may end the workflow at once (R4). ``reply`` is compared as
+  the texts since the last user turn, each present and in order (``$contains_in_order``): the
+  join is SHOULD, so any join passes; an empty reply after a user turn is not compared;
+- RFC 0011 (a script beginning with ``start``): the state, the visit counts ``{S: 1}`` and the
+  empty history after a start at a state or as an agent (X23, X24), and the refusals
+  ``start-state-unknown`` and ``agent-unknown``; starting as a member without ``state`` is
+  left out (the session starts at the entry: ``agent-not-state-backed`` is MAY).
 
 Every expectation carries the catalog case that pins its rule, so a divergence can quote the
 RFC sentence it breaks.
@@ -57,14 +70,36 @@ RULE_BUDGET = {
 RULE_BUDGET_ORDER = "loops.budget.before-loop-guard"
 RULE_VISITS = "workflow.execution.visit-counts-run"
 RULE_ENTRY_VISIT = "workflow.execution.start-entry-counts-as-visit"
-RULE_START = "workflow.execution.start-at-entry"
+RULE_START_ENTRY = "workflow.execution.start-at-entry"
 RULE_HISTORY = "workflow.execution.history-in-order"
 RULE_ARTIFACTS = "loops.artifacts.replace-vs-append"
 RULE_VALID = {
     "workflow": "workflow.validation.cycle-not-an-error",
     "loops": "loops.version-1.valid",
     "compositions": "compositions.validation.rfc0010-example1",
+    "control": "control.validation.control-values-valid",
+    "state-agents": "state-agents.validation.agent-state-known",
 }
+RULE_START = {
+    "at_state": "state-agents.execution.start-at-state",
+    "agent": "state-agents.execution.start-as-agent",
+}
+RULE_START_VISIT = "state-agents.execution.start-at-state-counts-visit"
+RULE_START_REFUSED = {
+    "start-state-unknown": "state-agents.execution.start-state-unknown",
+    "agent-unknown": "state-agents.execution.agent-unknown",
+}
+RULE_TURN = {
+    "agent": "control.turn.agent-transition-into-agent-state",
+    "user": "control.turn.agent-transition-into-user-state",
+    None: "control.turn.absent-control-is-user",
+    "host": "control.turn.host-transition-into-agent-state",
+    "terminal": "control.turn.terminal-agent-state",
+    "max-visits": "control.turn.max-visits-exceeded-ends",
+    "budget": "control.turn.budget-tool-calls-and-time-stop",
+    "text": "control.turn.agent-text-ends-round",
+}
+RULE_REPLY = "control.reply.rounds-in-order"
 RULE_COMPOSITION = {
     "order": "compositions.execution.order-array",
     "branch": "compositions.execution.branch-then-taken",
@@ -91,11 +126,16 @@ RULES = (
     RULE_BUDGET_ORDER,
     RULE_VISITS,
     RULE_ENTRY_VISIT,
-    RULE_START,
+    RULE_START_ENTRY,
     RULE_HISTORY,
     RULE_ARTIFACTS,
     *RULE_VALID.values(),
     *RULE_COMPOSITION.values(),
+    *RULE_START.values(),
+    RULE_START_VISIT,
+    *RULE_START_REFUSED.values(),
+    *RULE_TURN.values(),
+    RULE_REPLY,
 )
 """Every catalog case the oracle cites (a test checks each is a MUST case with a quote)."""
 
@@ -116,6 +156,8 @@ class Expected:
         pack: the pack.
         valid: whether a validator must find the pack valid.
         validity_rule: the catalog case pinning that verdict.
+        start: how the session starts, as the scenario's ``start`` (``None``: at the entry).
+        start_rules: which catalog case pins the start (its refusal, or its state).
         steps: the compared steps, in the case-file format, each with its ``expect``.
         step_rules: for each step, which catalog case pins each observation.
         final: what the session must show at the end (``None`` without a session).
@@ -128,6 +170,8 @@ class Expected:
     pack: dict[str, Any]
     valid: bool
     validity_rule: str
+    start: dict[str, Any] | None = None
+    start_rules: Rules = field(default_factory=dict)
     steps: list[dict[str, Any]] = field(default_factory=list)
     step_rules: list[Rules] = field(default_factory=list)
     final: dict[str, Any] | None = None
@@ -138,9 +182,12 @@ class Expected:
     def rule_at(self, step: int | None, observation: str | None) -> str:
         """The catalog case behind the observation ``observation`` (a mismatch path such as
         ``visit_counts.start``, or ``None`` for acceptance or refusal) of step ``step``
-        (1-based; one past the last: ``final``; ``None``: the validity verdict)."""
+        (1-based; one past the last: ``final``; 0: the start; ``None``: the validity
+        verdict)."""
         if step is None:
             return self.validity_rule
+        if step == 0:
+            return self.start_rules.get("outcome", self.validity_rule)
         rules = self.step_rules[step - 1] if step <= len(self.steps) else self.final_rules
         if observation is not None:
             # The most precise key first: visit_counts.start, then visit_counts.
@@ -167,7 +214,10 @@ def expect_run(area: str, pack: dict[str, Any], script: list[dict[str, Any]]) ->
             run is not valid, which a generator must never produce (a bug of the kit).
     """
     expected = Expected(area, pack, valid=True, validity_rule=RULE_VALID[area])
-    walk = _Walk(pack, expected) if isinstance(pack.get("workflow"), Mapping) else None
+    start: Mapping[str, Any] | None = None
+    if script and "start" in script[0]:
+        start, script = script[0]["start"], script[1:]
+    walk = _Walk(pack, expected, start) if isinstance(pack.get("workflow"), Mapping) else None
     for step in script:
         if walk is not None and walk.ended:
             break
@@ -183,7 +233,8 @@ def expect_run(area: str, pack: dict[str, Any], script: list[dict[str, Any]]) ->
             continue
         expected.steps.append(found[0])
         expected.step_rules.append(found[1])
-    if walk is not None:
+    refused = expected.start is not None and "rejection" in expected.start
+    if walk is not None and not refused:
         expected.final, expected.final_rules = walk.final()
     return expected
 
@@ -191,24 +242,67 @@ def expect_run(area: str, pack: dict[str, Any], script: list[dict[str, Any]]) ->
 class _Walk:
     """A reference session walked step by step, with the expectations it gives."""
 
-    HANDLED = ("event", "set_artifact", "tool_calls", "advance_clock")
+    HANDLED = ("event", "set_artifact", "tool_calls", "advance_clock", "agent_text", "user_turn")
 
-    def __init__(self, pack: Mapping[str, Any], expected: Expected) -> None:
+    def __init__(
+        self, pack: Mapping[str, Any], expected: Expected, start: Mapping[str, Any] | None = None
+    ) -> None:
         workflow = reference.compile_workflow(pack)
         self.workflow = workflow
         self.raw: Mapping[str, Any] = pack["workflow"]["states"]
         self.clock = reference.ManualClock()
-        self.session = reference.start_session(workflow, clock=self.clock)
         self.exercised = expected.exercised
-        self.entry = workflow.entry
-        self.ended = self._dead_end(workflow.entry)
+        self.entry_rule = RULE_ENTRY_VISIT
+        self.start_rule = RULE_START_ENTRY
+        self.session = self._start(expected, start)
+        self.entry = self.session.current_state
+        self.ended = expected.start is not None and "rejection" in expected.start
+        self.ended = self.ended or self._dead_end(self.entry)
         self.status: Any = None if self.ended else self._status()
-        self.status_rule = RULE_TERMINAL if self.status == "completed" else RULE_START
+        self.status_rule = RULE_TERMINAL if self.status == "completed" else self.start_rule
+        # RFC 0014: the turn where it is pinned at MUST (None: open; never at the start, X17),
+        # and the texts of the rounds since the last user turn. Compared in packs that
+        # declare control only: other runtimes need not report turns at all.
+        self.turns = any("control" in state for state in self.raw.values())
+        self.turn: str | None = None
+        self.texts: list[str] = []
         # Artifact name -> (whether the value is exact, the parts written since the last
         # replace): MUST is "every part present, in order" for append (X10's join is SHOULD).
         self.artifacts: dict[str, tuple[bool, list[str]]] = {}
         self.exercised["states"] += len(workflow.states)
         self.exercised["sessions"] += 1
+
+    def _start(self, expected: Expected, start: Mapping[str, Any] | None) -> reference.Session:
+        """The session, started where ``start`` says (RFC 0011), and what the start must do.
+
+        A refused start (``start-state-unknown``, ``agent-unknown``, MUST) is the whole
+        example; a member without ``state`` is left out (its refusal is MAY): the session
+        starts at the entry instead.
+        """
+        at_state = agent = None
+        if start is not None:
+            at_state, agent = start.get("at_state"), start.get("agent")
+            try:
+                session = reference.start_session(
+                    self.workflow, clock=self.clock, at_state=at_state, agent=agent
+                )
+            except reference.Rejection as rejection:
+                rule = RULE_START_REFUSED.get(rejection.code)
+                if rule is not None:
+                    expected.start = {**start, "rejection": rejection.code}
+                    expected.start_rules = {"outcome": rule}
+                    self.exercised[f"start refused: {rejection.code}"] += 1
+                    return reference.start_session(self.workflow, clock=self.clock)
+                self.exercised["left out: start as an agent without state"] += 1
+            else:
+                how = "agent" if agent is not None else "at_state"
+                expected.start = dict(start)
+                expected.start_rules = {"outcome": RULE_START[how]}
+                self.exercised[f"starts ({how})"] += 1
+                self.start_rule = RULE_START[how]
+                self.entry_rule = RULE_START_VISIT
+                return session
+        return reference.start_session(self.workflow, clock=self.clock)
 
     # -- what is certain ---------------------------------------------------------------------
 
@@ -253,9 +347,42 @@ class _Walk:
         }
 
     def _visit_rules(self, rules: Rules) -> Rules:
-        rules.setdefault("visit_counts", RULE_VISITS)
-        rules[f"visit_counts.{self.entry}"] = RULE_ENTRY_VISIT
+        # Started at a state, every count follows from the start's {S: 1} (X23).
+        started = self.entry_rule == RULE_START_VISIT
+        rules.setdefault("visit_counts", RULE_START_VISIT if started else RULE_VISITS)
+        rules[f"visit_counts.{self.entry}"] = self.entry_rule
+        if started:
+            # Started at a state: a count for the workflow's entry is the start's mistake.
+            rules[f"visit_counts.{self.workflow.entry}"] = RULE_START_VISIT
         return rules
+
+    def _turn_expected(self, expect: dict[str, Any], rules: Rules, rule: str) -> None:
+        """Add the pinned turn (if any) to a step's expectation, under ``rule``."""
+        if self.turns and self.turn is not None:
+            expect["turn"] = self.turn
+            rules["turn"] = rule
+
+    def _turn_after_move(self, source: str, entered: str) -> str:
+        """Pin the turn after an accepted transition into ``entered``; return the rule."""
+        raw = self.raw[entered]
+        control = raw.get("control")
+        if _has_ended(self.status):
+            self.turn = "user"  # X21: the workflow ended
+            return RULE_TURN["terminal"]
+        if source == "host":
+            # X20 is MUST from the user's turn; while the agent may hold it, SHOULD.
+            self.turn = "user" if self.turn == "user" else None
+            return RULE_TURN["host"]
+        if control != "agent":
+            self.turn = "user"  # X18, X19
+            return RULE_TURN[control]
+        open_ = raw.get("orchestration") in ("external", "composition") or self._reached(
+            _BUDGET_LIMITS
+        )
+        # The agent keeps the floor (X18), unless entering an external or composition state
+        # (MAY) or reaching a budget that may end the workflow at once (R4).
+        self.turn = None if open_ or self.status != "active" else "agent"
+        return RULE_TURN["agent"]
 
     # -- steps -------------------------------------------------------------------------------
 
@@ -264,6 +391,8 @@ class _Walk:
             return self._event(step["event"], step.get("source", "host"))
         if kind == "set_artifact":
             return self._artifact(step["set_artifact"]["name"], step["set_artifact"]["value"])
+        if kind in ("agent_text", "user_turn"):
+            return self._round(kind, step["agent_text"] if kind == "agent_text" else None)
         return self._budget_input(kind, step[kind])
 
     def _event(self, event: str, source: str) -> tuple[dict[str, Any], Rules] | None:
@@ -311,6 +440,7 @@ class _Walk:
             if self._dead_end(entered):
                 self.exercised["ended: state without on_event"] += 1
                 self.ended, self.status = True, None
+                self.turn = None  # implicitly terminal: X21 names terminal: true only (SHOULD)
             else:
                 self.status = self._status()
                 expect["status"] = self.status
@@ -322,6 +452,11 @@ class _Walk:
                 else:
                     self.status_rule = outcome
                 rules["status"] = self.status_rule
+                if self.turns:
+                    rule = self._turn_after_move(source, entered)
+                    self._turn_expected(expect, rules, rule)
+                    if self.turn is not None:
+                        self.exercised[f"turn after {source} event: {self.turn}"] += 1
         written["expect"] = expect
         return written, self._visit_rules(rules)
 
@@ -365,9 +500,18 @@ class _Walk:
         expect.update(self._observed())
         self.status = None if self.ended else self._status()
         self.status_rule = rule
+        rules = {"outcome": rule, "status": rule, "state": rule}
         if self.status is not None:
             expect["status"] = self.status
-        return expect, {"outcome": rule, "status": rule, "state": rule}
+        if _has_ended(self.status):
+            self.turn = "user"  # X21: the workflow has ended
+            turn_rule = RULE_TURN["max-visits" if code == "max-visits-exceeded" else "budget"]
+            if code == "terminal-state":
+                turn_rule = RULE_TURN["terminal"]
+            self._turn_expected(expect, rules, turn_rule)
+        else:
+            self.turn = None  # a refused event leaves the turn unchanged: MAY
+        return expect, rules
 
     def _chain(self, target: str) -> tuple[str, int]:
         """How the loop guard refused an event into ``target``: ``("end", redirects)`` at a
@@ -425,8 +569,44 @@ class _Walk:
         self.exercised[kind.replace("_", " ")] += 1
         self.status = self._status()
         self.status_rule = rule
+        if self.turn != "user" and self.status != "active":
+            self.turn = None  # the workflow may end now (X21: user) or at the next event
         expect = {"state": self.session.current_state, "status": self.status}
         return {kind: amount, "expect": expect}, {"outcome": rule, "status": rule}
+
+    def _round(self, kind: str, text: str | None) -> tuple[dict[str, Any], Rules] | None:
+        """The agent's text (its round ends: the turn is the user's) or the user's turn."""
+        if self.session.status != "active" or self._may_have_ended():
+            self.exercised["left out: a turn after the workflow may have ended"] += 1
+            return None
+        expect: dict[str, Any] = {}
+        rules: Rules = {}
+        if text is None:
+            self.session.user_turn()
+            self.texts = []
+            written: dict[str, Any] = {"user_turn": True}
+            rules["outcome"] = RULE_REPLY
+            self.exercised["user turns"] += 1
+        else:
+            self.session.agent_text(text)
+            self.texts.append(text)
+            written = {"agent_text": text}
+            rules["outcome"] = RULE_TURN["text"]
+            self.exercised["agent texts"] += 1
+        self.turn = "user"
+        self._turn_expected(expect, rules, rules["outcome"])
+        self._reply_expected(expect, rules)
+        if not expect:
+            return None
+        written["expect"] = expect
+        return written, rules
+
+    def _reply_expected(self, expect: dict[str, Any], rules: Rules) -> None:
+        """The texts since the last user turn, each in the reply, in order (the join is
+        SHOULD: any join passes)."""
+        if self.texts:
+            expect["reply"] = {"$contains_in_order": list(self.texts)}
+            rules["reply"] = RULE_REPLY
 
     def final(self) -> tuple[dict[str, Any], Rules]:
         """What the session must show at the end of the compared steps."""
@@ -440,12 +620,21 @@ class _Walk:
             final["artifacts"] = {"$subset": self._artifact_values()}
         rules = {
             "outcome": RULE_EVENT,
-            "state": RULE_EVENT,
+            "state": RULE_EVENT if data["history"] else self.start_rule,
             "status": self.status_rule,
-            "history": RULE_HISTORY,
+            "history": RULE_HISTORY if data["history"] else self.start_rule,
             "artifacts": RULE_ARTIFACTS,
         }
+        self._turn_expected(final, rules, RULE_TURN["text"])
+        self._reply_expected(final, rules)
         return final, self._visit_rules(rules)
+
+
+def _has_ended(status: Any) -> bool:
+    """Whether the workflow has certainly ended (a status, or the statuses it may have)."""
+    if isinstance(status, dict):
+        return "active" not in status["$one_of"]
+    return status in ("completed", "budget_exhausted")
 
 
 # -- compositions -----------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from conformance._cases import Case, load_case, load_catalog
 from conformance._contract import AREA_RFC
 from conformance._errors import CaseError
 from conformance._fuzz.judge import FuzzFinding, case_body
+from conformance._fuzz.rules import RULE_TEXTS, RuleText
 from conformance._resources import catalog_root
 
 if TYPE_CHECKING:
@@ -28,8 +29,9 @@ if TYPE_CHECKING:
 
 
 @cache
-def rule_case(case_id: str) -> Case:
-    """The built-in catalog case ``case_id`` (read from its file, else found in the catalog).
+def rule_case(case_id: str) -> Case | RuleText:
+    """The built-in catalog case ``case_id`` (read from its file, else found in the catalog),
+    or the rule's text in :data:`~conformance._fuzz.rules.RULE_TEXTS` when no case pins it.
 
     Raises:
         KeyError: no such case.
@@ -42,13 +44,15 @@ def rule_case(case_id: str) -> Case:
         case = None
     if case is not None and case.id == case_id:
         return case
+    if case_id in RULE_TEXTS:
+        return RULE_TEXTS[case_id]
     found = load_catalog().get(case_id)
     if found is None:
         raise KeyError(f"no catalog case {case_id!r}")
     return found
 
 
-def quote(case: Case) -> str:
+def quote(case: Case | RuleText) -> str:
     """The first RFC or schema quote of a case, on one line."""
     for entry in case.spec:
         if entry.get("quote"):
@@ -62,9 +66,7 @@ def case_document(finding: FuzzFinding, adapter: str, seed: int) -> dict[str, An
     body = case_body(expected)
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:8]
     rule = rule_case(finding.rule)
-    where = f"step {finding.step}" if finding.step else "validation"
-    if finding.step is not None and finding.step > len(expected.steps):
-        where = "the end of the script"
+    where = _where(finding)
     notes = (
         f"Found by `ppconf fuzz --adapter {adapter} --seed {seed}` and shrunk by Hypothesis: "
         f"the reference and {adapter} differ at {where} ({finding.message}). What the case "
@@ -79,11 +81,32 @@ def case_document(finding: FuzzFinding, adapter: str, seed: int) -> dict[str, An
         "level": rule.level,
         "requirement": "MUST",
         "spec": [dict(entry) for entry in rule.spec],
-        "spec_versions": list(rule.spec_versions),
+        "spec_versions": list(_spec_versions(expected.area, rule.spec_versions)),
         "rules": list(rule.rules),
         "notes": notes,
         **body,
     }
+
+
+AREA_SPEC_VERSIONS = {"control": ">=1.7", "state-agents": ">=1.4.1"}
+"""The spec versions that know an area's fields (RFC 0014 ``control`` from 1.7, RFC 0011
+``AgentDef.state`` from 1.4.1): its examples' packs carry them, whatever rule they break."""
+
+
+def _spec_versions(area: str, versions: tuple[str, ...]) -> tuple[str, ...]:
+    newest = AREA_SPEC_VERSIONS.get(area)
+    return versions if newest is None else (newest,)
+
+
+def _where(finding: FuzzFinding) -> str:
+    step = finding.step
+    if step is None:
+        return "validation"
+    if step == 0:
+        return "the start"
+    if step > len(finding.expected.steps):
+        return "the end of the script"
+    return f"step {step}"
 
 
 def case_yaml(document: dict[str, Any]) -> str:
@@ -122,6 +145,10 @@ def describe_step(step: dict[str, Any]) -> str:
     value = step[kind]
     if kind == "event":
         return f"event {value}" + (" (agent)" if step.get("source") == "agent" else "")
+    if kind == "agent_text":
+        return f"agent_text {value!r}"
+    if kind == "user_turn":
+        return "user_turn"
     if kind == "set_artifact":
         return f"set_artifact {value['name']} = {value['value']!r}"
     if kind == "run_composition":
@@ -143,7 +170,7 @@ def _did(expect: dict[str, Any]) -> str:
         text = f"-> {seen['to']}"
         if seen.get("redirected"):
             text += f" (redirected from {seen['original_target']})"
-        return text
+        return text + (f", turn {expect['turn']}" if "turn" in expect else "")
     if "composition" in expect:
         wanted = expect["composition"]["$subset"]
         return str(wanted["status"]) + (
@@ -151,6 +178,10 @@ def _did(expect: dict[str, Any]) -> str:
         )
     if "status" in expect:
         return f"status {_flow(expect['status'])}"
+    if "turn" in expect:
+        return f"turn {expect['turn']}" + (
+            f", reply {_flow(expect['reply'])}" if "reply" in expect else ""
+        )
     if "artifacts" in expect:
         return f"artifacts {_flow(expect['artifacts']['$subset'])}"
     return ""
@@ -171,9 +202,13 @@ def render_finding(finding: FuzzFinding, *, found_after: int, shrink_runs: int) 
         f"{kind} in a {expected.area} example (after {_count(found_after, 'example')}; shrunk "
         f"to {', '.join(sizes) or 'one pack'} in {_count(shrink_runs, 'more run')})"
     )
-    shown = {k: v for k, v in expected.pack.items() if k in ("workflow", "compositions")}
+    shown = {k: v for k, v in expected.pack.items() if k in ("workflow", "compositions", "agents")}
     lines.append("  pack:")
     lines += ["    " + line for line in case_yaml(shown).rstrip().splitlines()]
+    if expected.valid and expected.start is not None:
+        start = {k: v for k, v in expected.start.items() if k != "rejection"}
+        did = f"refused: {expected.start['rejection']}" if "rejection" in expected.start else ""
+        lines.append(f"  start: {_flow(start)}" + (f"  {did}" if did else ""))
     if expected.valid and expected.steps:
         lines.append("  steps (what the reference did):")
         width = max(len(describe_step(s)) for s in expected.steps)
@@ -187,8 +222,8 @@ def render_finding(finding: FuzzFinding, *, found_after: int, shrink_runs: int) 
         lines.append(f"    got: {finding.message}")
     else:
         at = finding.step
-        if at is None or at > len(expected.steps):
-            label = "final" if at is not None else "the scenario"
+        if at is None or at == 0 or at > len(expected.steps):
+            label = "final" if at else "the start" if at == 0 else "the scenario"
         else:
             label = f"step {at}, {describe_step(expected.steps[at - 1])}"
         lines.append(f"  {label}:")
@@ -211,6 +246,12 @@ def _diff(finding: FuzzFinding) -> tuple[str, str]:
             f"{shown} {_flow(finding.expected_value)}",
             f"{shown} not reported" if missing else f"{shown} {_flow(finding.actual_value)}",
         )
+    if finding.step == 0:
+        start = finding.expected.start or {}
+        refusal = start.get("rejection")
+        return (f"refused: {refusal}" if refusal else "a session"), message.partition(", expected")[
+            0
+        ]
     step = finding.expected.steps[finding.step - 1] if finding.step else {}
     want = _did(step.get("expect", {})) or "acceptance"
     if message.startswith("expected rejection"):

@@ -24,7 +24,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance import Capabilities, PackInput, ReferenceAdapter
+from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected
 
 KIT_LINTS = (
     "no-terminal-path",
@@ -233,3 +233,75 @@ def _jumping(pack: PackInput, name: str, trace: list[Any]) -> PackInput | None:
         return None
     compositions = {**document["compositions"], name: {**composition, "steps": changed}}
     return _with_document(pack, {**document, "compositions": compositions})
+
+
+# -- RFC 0014 turns (kept at the end: they are the newest) ---------------------------------------
+
+
+class _TurnChoices:
+    """A reference session that makes the turn and reply choices SEMANTICS 6.1 leaves open:
+    the entry state's ``control`` taken at the start (X17 is SHOULD), a refused agent event or
+    an agent move into an ``external`` state handing the turn back (MAY), rounds joined by a
+    space (the join is SHOULD)."""
+
+    def __init__(self, session: Any, states: Mapping[str, Any]) -> None:
+        self._session = session
+        self._states = states
+        start = states.get(session.state()["current_state"]) or {}
+        self._agent_at_start = start.get("control") == "agent" and not start.get("terminal")
+
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        self._agent_at_start = False
+        try:
+            moved = self._session.send(event, source)
+        except Rejected:
+            if source == "agent":
+                self._session.agent_text("")  # the agent's round ends: the user's turn
+            raise
+        entered = self._states.get(moved["to"]) or {}
+        if source == "agent" and entered.get("orchestration") == "external":
+            self._session.agent_text("")
+        return moved  # type: ignore[no-any-return]
+
+    def set_artifact(self, name: str, value: str) -> None:
+        self._session.set_artifact(name, value)
+
+    def record_tool_calls(self, count: int) -> None:
+        self._session.record_tool_calls(count)
+
+    def advance_clock(self, seconds: float) -> None:
+        self._session.advance_clock(seconds)
+
+    def agent_text(self, text: str) -> None:
+        self._agent_at_start = False
+        self._session.agent_text(text)
+
+    def user_turn(self) -> None:
+        self._agent_at_start = False
+        self._session.user_turn()
+
+    def state(self) -> Mapping[str, Any]:
+        data = dict(self._session.state())
+        data["reply"] = data["reply"].replace("\n", " ")
+        if self._agent_at_start and data["status"] == "active":
+            data["turn"] = "agent"
+        return data
+
+    def snapshot(self) -> Any:
+        return self._session.snapshot()
+
+
+class OtherTurnChoices(Variant):
+    NAME = "other-turn-choices"
+
+    def _wrap(self, pack: PackInput, session: Any) -> Any:
+        workflow = (pack.document or {}).get("workflow") or {}
+        return _TurnChoices(session, workflow.get("states") or {})
+
+    def start(self, pack: PackInput) -> Any:
+        return self._wrap(pack, super().start(pack))
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        return self._wrap(pack, super().start_at(pack, state=state, agent=agent))

@@ -173,3 +173,87 @@ class RaisesBaseException(_Reference):
 
     def start(self, pack: PackInput) -> Any:
         raise Boom("out of nowhere")
+
+
+# -- RFC 0014 and RFC 0011 ---------------------------------------------------------------------
+# (kept apart at the end: ``IgnoresControl``, the turn always the user's (X18);
+# ``CountsEntryOnStart``, a start at a state counting the entry as visited too (X23))
+
+
+class _Patched:
+    """A reference session whose reported ``state()`` is changed by ``patch``."""
+
+    def __init__(self, session: Any, patch: Any) -> None:
+        self._session = session
+        self._patch = patch
+
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        return self._session.send(event, source)  # type: ignore[no-any-return]
+
+    def set_artifact(self, name: str, value: str) -> None:
+        self._session.set_artifact(name, value)
+
+    def record_tool_calls(self, count: int) -> None:
+        self._session.record_tool_calls(count)
+
+    def advance_clock(self, seconds: float) -> None:
+        self._session.advance_clock(seconds)
+
+    def agent_text(self, text: str) -> None:
+        self._session.agent_text(text)
+
+    def user_turn(self) -> None:
+        self._session.user_turn()
+
+    def state(self) -> Mapping[str, Any]:
+        return self._patch(dict(self._session.state()))  # type: ignore[no-any-return]
+
+    def snapshot(self) -> Any:
+        return self._session.snapshot()
+
+
+def _user_turn(data: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "turn": "user"}
+
+
+class IgnoresControl(_Reference):
+    """Ignores RFC 0014 ``control``: the turn is the user's after every event, agent-sourced
+    ones into ``control: agent`` states included (X18)."""
+
+    NAME = "ignores-control"
+    CLAIMS: Mapping[str, int] = {"workflow": 2, "loops": 2, "control": 2, "state-agents": 2}
+
+    def start(self, pack: PackInput) -> Any:
+        return _Patched(super().start(pack), _user_turn)
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        return _Patched(super().start_at(pack, state=state, agent=agent), _user_turn)
+
+
+class CountsEntryOnStart(_Reference):
+    """Started at a state (or as an agent) other than the entry, counts the entry as visited
+    too: ``visit_counts`` ``{entry: 1, S: 1}`` (X23 says ``{S: 1}``)."""
+
+    NAME = "counts-entry-on-start"
+    CLAIMS: Mapping[str, int] = {"workflow": 2, "loops": 2, "control": 2, "state-agents": 2}
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        session = super().start_at(pack, state=state, agent=agent)
+        entry = (pack.document or {})["workflow"]["entry"]
+        if session.state()["current_state"] == entry:
+            return session
+
+        def counted(data: dict[str, Any]) -> dict[str, Any]:
+            counts = dict(data["visit_counts"])
+            counts[entry] = counts.get(entry, 0) + 1
+            return {**data, "visit_counts": counts}
+
+        return _Patched(session, counted)
+
+
+RFC0014_RFC0011_BUGS = ("IgnoresControl", "CountsEntryOnStart")
+"""The fakes the fuzzer must find in the control and state-agents areas."""

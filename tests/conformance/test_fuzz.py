@@ -2,8 +2,9 @@
 and the reference itself through the adapter protocol.
 
 The counts are the ones the fuzzer promises: each RFC-breaking runtime is found within 500
-examples for seeds 1 to 5 and shrunk to at most 5 states and 8 steps; each RFC-allowed variant
-gives no divergence in 1,000 examples. They take a while (about a minute of CPU in all on
+examples for seeds 1 to 5 and shrunk to at most 5 states and 8 steps (the RFC 0014 and RFC 0011
+ones in their own area); each RFC-allowed variant gives no divergence in 1,000 examples of every
+area. They take a while (about a minute of CPU in all on
 the CI machine, spread over the xdist workers), deliberately.
 """
 
@@ -32,6 +33,7 @@ ALLOWED = (
     "Version3AsVersion2",
     "OtherMergeOrder",
     "BranchJumps",
+    "OtherTurnChoices",
 )
 WORKFLOW_AREAS = ("workflow", "loops")
 """What the breaking runtimes claim (their compositions are the reference's)."""
@@ -51,6 +53,26 @@ def test_each_rfc_breaking_runtime_is_found_and_shrunk(name: str, seed: int) -> 
     assert finding is not None, f"{name} not found in 500 examples (seed {seed})"
     assert finding.kind == "divergence", found(result)
     assert result.found_after <= 500
+    states = finding.expected.pack["workflow"]["states"]
+    assert len(states) <= 5, states
+    assert len(finding.expected.steps) <= 8, finding.expected.steps
+
+
+NEW_AREA_BUGS = {"IgnoresControl": "control", "CountsEntryOnStart": "state-agents"}
+"""The RFC 0014 and RFC 0011 fakes, each with the area that must find it."""
+
+
+@pytest.mark.parametrize("seed", range(1, 6))
+@pytest.mark.parametrize("name", NEW_AREA_BUGS)
+def test_each_rfc_breaking_runtime_of_the_newer_areas_is_found_and_shrunk(
+    name: str, seed: int
+) -> None:
+    area = NEW_AREA_BUGS[name]
+    result = fuzz(getattr(breaking, name)(), areas=(area,), examples_wanted=500, seed=seed)
+    finding = result.finding
+    assert finding is not None, f"{name} not found in 500 examples (seed {seed})"
+    assert finding.kind == "divergence", found(result)
+    assert finding.expected.area == area
     states = finding.expected.pack["workflow"]["states"]
     assert len(states) <= 5, states
     assert len(finding.expected.steps) <= 8, finding.expected.steps
@@ -89,6 +111,25 @@ def test_an_exported_case_passes_on_the_reference_and_fails_on_the_runtime(
     assert any(entry.get("quote") for entry in case.spec)
     assert Runner(ReferenceAdapter()).run(case).passed
     failed = Runner(breaking.IgnoresUnknownEvents()).run(case)
+    assert failed.outcome == "failed", failed
+
+
+@pytest.mark.parametrize(
+    ("name", "versions"), [("IgnoresControl", ">=1.7"), ("CountsEntryOnStart", ">=1.4.1")]
+)
+def test_an_exported_case_of_the_newer_areas_names_its_spec_versions(
+    tmp_path: Path, name: str, versions: str
+) -> None:
+    area = NEW_AREA_BUGS[name]
+    result = fuzz(getattr(breaking, name)(), areas=(area,), examples_wanted=500, seed=1)
+    assert result.finding is not None
+    export(result.finding, tmp_path, f"breaking:{name}", 1)
+    (case,) = load_catalog(tmp_path).cases
+    assert case.area == area
+    assert case.spec_versions == (versions,)
+    assert any(entry.get("quote") for entry in case.spec)
+    assert Runner(ReferenceAdapter()).run(case).passed
+    failed = Runner(getattr(breaking, name)()).run(case)
     assert failed.outcome == "failed", failed
 
 
@@ -157,8 +198,8 @@ def test_a_time_limit_stops_the_run() -> None:
     assert result.seconds < 30
 
 
-def test_pending_areas_are_refused() -> None:
-    with pytest.raises(NotImplementedError, match="RFC 0014"):
-        examples("control")
+def test_unknown_areas_and_budgets_are_refused() -> None:
+    with pytest.raises(ValueError, match="no fuzzer area 'extensions'"):
+        examples("extensions")
     with pytest.raises(ValueError, match="examples_wanted or max_time"):
         fuzz(ReferenceAdapter(), examples_wanted=None)

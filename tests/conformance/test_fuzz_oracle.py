@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conformance import Catalog
 from conformance._fuzz.oracle import RULES, Expected, expect_run
-from conformance._quotes import normative_quotes
+from conformance._fuzz.rules import RULE_TEXTS
+from conformance._quotes import SOURCE_FILES, normalize, normative_quotes
+
+SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec"
 
 
 def pack(states: dict[str, Any], budget: dict[str, int] | None = None) -> dict[str, Any]:
@@ -41,10 +45,21 @@ def expects(expected: Expected) -> list[dict[str, Any]]:
 
 def test_every_cited_rule_is_a_must_case_with_a_quote(catalog: Catalog) -> None:
     for rule in RULES:
-        case = catalog.get(rule)
+        case = catalog.get(rule) or RULE_TEXTS.get(rule)
         assert case is not None, rule
         assert case.requirement == "MUST", rule
         assert normative_quotes(case.spec), rule
+
+
+def test_the_rules_kept_apart_quote_the_spec_verbatim() -> None:
+    if not SPEC.is_dir():
+        pytest.skip(f"the spec texts are not at {SPEC}")
+    for rule in RULE_TEXTS.values():
+        assert rule.spec_versions == (">=1.7",), rule.id
+        for entry in rule.spec:
+            if entry.get("quote") and entry["source"] in SOURCE_FILES:
+                text = (SPEC / SOURCE_FILES[entry["source"]]).read_text(encoding="utf-8")
+                assert normalize(entry["quote"]) in normalize(text), (rule.id, entry)
 
 
 def test_a_transition_and_the_session_at_the_end() -> None:
@@ -273,3 +288,144 @@ def test_a_failing_run_and_a_skipped_named_step() -> None:
     assert failed == {"composition": {"$subset": {"status": "failed"}}}
     assert expected.left_out == 1
     assert expected.rule_at(1, "composition.status") == "compositions.tool.error-fails-step"
+
+
+# -- control (RFC 0014) and state-agents (RFC 0011) --------------------------------------------
+
+
+def control(states: dict[str, Any], script: list[dict[str, Any]], **budget: int) -> Expected:
+    return expect_run("control", pack(states, budget), script)
+
+
+def test_the_turn_after_agent_moves_and_host_moves() -> None:
+    states = {
+        "start": state(on_event={"Go": "route"}),
+        "route": state(control="agent", on_event={"Go": "answer"}),
+        "answer": state(on_event={"Go": "route"}),
+    }
+    agent, host = {"event": "Go", "source": "agent"}, {"event": "Go"}
+    expected = control(states, [agent, agent, host])
+    turns = [step["expect"].get("turn") for step in expected.steps]
+    # Into control: agent (X18); into a state without control (X19); host, from the user's
+    # turn, into control: agent (X20).
+    assert turns == ["agent", "user", "user"]
+    assert expected.step_rules[0]["turn"] == "control.turn.agent-transition-into-agent-state"
+    assert expected.step_rules[1]["turn"] == "control.turn.absent-control-is-user"
+    assert expected.step_rules[2]["turn"] == "control.turn.host-transition-into-agent-state"
+    assert expected.final is not None
+    assert expected.final["turn"] == "user"
+    # A host event while the agent may hold the floor: SHOULD, not compared.
+    expected = control(states, [agent, host])
+    assert [step["expect"].get("turn") for step in expected.steps] == ["agent", None]
+    assert expected.final is not None
+    assert "turn" not in expected.final
+
+
+def test_the_turn_is_not_compared_at_the_start_or_after_a_refusal() -> None:
+    expected = control(
+        {"start": state(control="agent", on_event={"Go": "start"})},
+        [{"event": "Nope", "source": "agent"}, {"event": "Go", "source": "agent"}],
+    )
+    refused, moved = (step["expect"] for step in expected.steps)
+    assert "turn" not in refused  # X17 is SHOULD, a refused agent event MAY keep the turn
+    assert moved["turn"] == "agent"
+
+
+def test_terminal_states_and_ends_give_the_user_the_turn() -> None:
+    expected = control(
+        {
+            "start": state(on_event={"Go": "loop", "Stop": "done"}),
+            "loop": state(control="agent", max_visits=1, on_event={"Go": "loop"}),
+            "done": state(control="agent", terminal=True),
+        },
+        [{"event": "Go", "source": "agent"}, {"event": "Go", "source": "agent"}],
+    )
+    entered, ended = (step["expect"] for step in expected.steps)
+    assert entered["turn"] == "agent"
+    assert ended["rejection"] == ["max-visits-exceeded", "budget-exhausted"]
+    assert ended["turn"] == "user"
+    assert expected.step_rules[1]["turn"] == "control.turn.max-visits-exceeded-ends"
+
+
+def test_a_budget_the_move_reaches_leaves_the_turn_open() -> None:
+    expected = control(
+        {"start": state(on_event={"Go": "route"}), "route": state(control="agent", on_event={})},
+        [{"event": "Go", "source": "agent"}],
+        max_total_visits=2,
+    )
+    assert "turn" not in expected.steps[0]["expect"]  # R4: the workflow may end at once
+
+
+def test_the_reply_holds_each_text_in_order_whatever_the_join() -> None:
+    expected = control(
+        {"start": state(control="agent", on_event={"Go": "start"})},
+        [
+            {"agent_text": "hi"},
+            {"event": "Go", "source": "agent"},
+            {"agent_text": "ok"},
+            {"user_turn": True},
+            {"agent_text": "ok"},
+        ],
+    )
+    texts = [step["expect"] for step in expected.steps if "agent_text" in step]
+    assert texts[0] == {"turn": "user", "reply": {"$contains_in_order": ["hi"]}}
+    assert texts[1] == {"turn": "user", "reply": {"$contains_in_order": ["hi", "ok"]}}
+    assert texts[2]["reply"] == {"$contains_in_order": ["ok"]}
+    user_turn = expected.steps[3]
+    assert user_turn == {"user_turn": True, "expect": {"turn": "user"}}  # no empty reply
+
+
+def test_packs_without_control_compare_no_turn() -> None:
+    expected = run({"start": state(on_event={"Go": "start"})}, [{"event": "Go", "source": "agent"}])
+    assert "turn" not in expected.steps[0]["expect"]
+
+
+def agents_pack() -> dict[str, Any]:
+    document = pack(
+        {
+            "start": state(on_event={"Go": "work"}),
+            "work": state(on_event={"Go": "start"}),
+        }
+    )
+    document["agents"] = {"entry": "main", "members": {"main": {"state": "work"}, "aide": {}}}
+    return document
+
+
+@pytest.mark.parametrize("start", [{"at_state": "work"}, {"agent": "main"}])
+def test_a_start_at_a_state_counts_that_state_only(start: dict[str, str]) -> None:
+    expected = expect_run("state-agents", agents_pack(), [{"start": start}, {"event": "Go"}])
+    assert expected.start == start
+    assert expected.steps[0]["expect"]["visit_counts"] == {"work": 1, "start": 1}
+    assert expected.rule_at(1, "visit_counts.start") == (
+        "state-agents.execution.start-at-state-counts-visit"
+    )
+    assert expected.start_rules["outcome"].startswith("state-agents.execution.start-a")
+
+
+def test_a_start_with_no_steps_shows_the_state_and_an_empty_history() -> None:
+    expected = expect_run("state-agents", agents_pack(), [{"start": {"at_state": "work"}}])
+    assert expected.final == {
+        "state": "work",
+        "status": "active",
+        "visit_counts": {"work": 1},
+        "history": [],
+    }
+
+
+@pytest.mark.parametrize(
+    ("start", "code"),
+    [({"at_state": "nowhere"}, "start-state-unknown"), ({"agent": "stranger"}, "agent-unknown")],
+)
+def test_refused_starts_are_the_whole_example(start: dict[str, str], code: str) -> None:
+    expected = expect_run("state-agents", agents_pack(), [{"start": start}, {"event": "Go"}])
+    assert expected.start == {**start, "rejection": code}
+    assert expected.steps == []
+    assert expected.final is None
+    assert expected.rule_at(0, None).endswith(code)
+
+
+def test_a_start_as_an_agent_without_state_is_left_out() -> None:
+    expected = expect_run("state-agents", agents_pack(), [{"start": {"agent": "aide"}}])
+    assert expected.start is None
+    assert expected.final is not None
+    assert expected.final["state"] == "start"

@@ -18,6 +18,8 @@ def test_fuzz_items_replace_the_catalog(run_pytest: RunPytest) -> None:
         "ppconf::fuzz-workflow-0",
         "ppconf::fuzz-loops-0",
         "ppconf::fuzz-compositions-0",
+        "ppconf::fuzz-control-0",
+        "ppconf::fuzz-state-agents-0",
     ]
 
 

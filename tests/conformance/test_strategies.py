@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import reference
 from conformance import Catalog, strategies
+from conformance._fuzz.rules import RULE_TEXTS
 from conformance._quotes import normative_quotes
 
 PASCAL_CASE = re.compile(r"^[A-Z][a-zA-Z0-9]*$")
@@ -22,6 +23,9 @@ KNOBS = [
     {"compositions": True},
     {"workflow": False, "compositions": True},
     {"min_states": 8, "max_states": 8},
+    {"control": True},
+    {"state_agents": True},
+    {"control": True, "state_agents": True, "min_states": 8, "max_states": 8},
 ]
 
 
@@ -49,9 +53,19 @@ def test_packs_are_valid_and_readable(knobs: dict[str, Any]) -> None:
                     assert "max_visits" not in state
                 if not knobs.get("artifacts", True):
                     assert "artifacts" not in state
+                if knobs.get("control", False):
+                    assert state.get("control", "user") in ("user", "agent")
+                else:
+                    assert "control" not in state
         else:
             assert workflow is None
         assert ("compositions" in pack) == knobs.get("compositions", False)
+        assert ("agents" in pack) == knobs.get("state_agents", False)
+        if "agents" in pack:
+            members = pack["agents"]["members"]
+            assert list(members) == list(strategies.AGENTS[: len(members)])
+            assert set(members) <= set(pack["prompts"])
+            assert all(m.get("state", "start") in workflow["states"] for m in members.values())
 
     check()
 
@@ -73,11 +87,29 @@ def test_packs_shrink_to_small_readable_packs() -> None:
     }
 
 
-def test_packs_refuse_pending_areas_and_bad_knobs() -> None:
-    with pytest.raises(NotImplementedError, match=r"control=True: .*RFC 0014"):
-        strategies.packs(control=True)
-    with pytest.raises(NotImplementedError, match=r"state_agents=True: .*RFC 0011"):
-        strategies.packs(state_agents=True)
+def test_control_and_agents_shrink_to_small_readable_packs() -> None:
+    """The smallest pack with a control: agent state and two agents: the one state, entered
+    by ``Go``, and both agents starting there."""
+    found = find(
+        strategies.packs(control=True, state_agents=True),
+        lambda pack: (
+            any(s.get("control") == "agent" for s in pack["workflow"]["states"].values())
+            and len(pack["agents"]["members"]) == 2
+        ),
+        settings=settings(database=None),
+    )
+    assert found["workflow"]["states"] == {
+        "start": {"prompt_task": "main", "on_event": {"Go": "start"}, "control": "agent"}
+    }
+    assert found["agents"] == {
+        "entry": "main",
+        "members": {"main": {"state": "start"}, "aide": {"state": "start"}},
+    }
+
+
+def test_packs_refuse_bad_knobs() -> None:
+    with pytest.raises(ValueError, match="state_agents=True"):
+        strategies.packs(workflow=False, compositions=True, state_agents=True)
     with pytest.raises(ValueError, match="min_states=3, max_states=2"):
         strategies.packs(min_states=3, max_states=2)
     with pytest.raises(ValueError, match="compositions=True"):
@@ -92,6 +124,12 @@ def test_every_mutation_matches_its_catalog_case(catalog: Catalog) -> None:
     case expects the pack invalid with the mutation's code (a MUST case quotes the RFC)."""
     for mutation in strategies.MUTATIONS:
         case = catalog.get(mutation.case)
+        if case is None and mutation.case in RULE_TEXTS:  # control: no catalog case yet
+            rule = RULE_TEXTS[mutation.case]
+            assert rule.id.startswith(f"{mutation.area}.validation."), mutation.name
+            assert rule.requirement == mutation.requirement, mutation.name
+            assert normative_quotes(rule.spec), mutation.case
+            continue
         assert case is not None, mutation.case
         assert case.area == mutation.area, mutation.name
         assert case.requirement == mutation.requirement, mutation.name
@@ -128,7 +166,7 @@ def test_near_valid_packs_of_must_rules_are_invalid(near: strategies.NearValid) 
 
 def test_near_valid_packs_refuse_an_empty_choice() -> None:
     with pytest.raises(ValueError, match="no mutation matches"):
-        strategies.near_valid_packs(areas=("control",))
+        strategies.near_valid_packs(areas=("control",), requirements=("MAY",))
 
 
 # -- scripts ----------------------------------------------------------------------------------
@@ -156,6 +194,44 @@ def test_scripts_use_the_packs_names(data: st.DataObject) -> None:
             assert set(run["input"]) == {"k"}
         else:
             assert kind in ("tool_calls", "advance_clock", "snapshot_restore")
+
+
+@FAST
+@given(st.data())
+def test_scripts_with_turns_and_starts(data: st.DataObject) -> None:
+    pack = data.draw(strategies.packs(control=True, state_agents=True))
+    script = data.draw(strategies.scripts(pack, max_steps=10))
+    states, members = pack["workflow"]["states"], pack["agents"]["members"]
+    for index, step in enumerate(script):
+        kind = next(iter(step))
+        if kind == "start":
+            assert index == 0
+            (how, name), *_ = step["start"].items()
+            known = states if how == "at_state" else members
+            assert name in {*known, strategies.UNKNOWN_STATE, strategies.UNKNOWN_AGENT}
+        elif kind == "agent_text":
+            assert step["agent_text"] in strategies.TEXTS
+        elif kind == "user_turn":
+            assert step == {"user_turn": True}
+        else:
+            assert kind in (
+                "event",
+                "set_artifact",
+                "tool_calls",
+                "advance_clock",
+                "snapshot_restore",
+            )
+
+
+def test_turns_and_starts_are_off_for_other_packs() -> None:
+    @FAST
+    @given(st.data())
+    def check(data: st.DataObject) -> None:
+        pack = data.draw(strategies.packs())
+        for step in data.draw(strategies.scripts(pack)):
+            assert next(iter(step)) not in ("start", "agent_text", "user_turn")
+
+    check()
 
 
 @FAST
