@@ -174,8 +174,8 @@ def _area_level(area: str, cases: list[CaseVerdict]) -> AreaLevel:
         level = candidate
     if level == BELOW_ZERO:
         reason = (
-            f"fails Level 0 MUST cases (packs carrying {area} fields must still load and run as before): "
-            + ", ".join(blocking)
+            f"fails Level 0 MUST cases (packs carrying {area} fields must still load and run "
+            "as before): " + ", ".join(blocking)
         )
     elif blocking:
         reason = f"Level {level + 1} needs {len(blocking)} more MUST case(s) to pass: " + ", ".join(

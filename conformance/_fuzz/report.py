@@ -21,7 +21,6 @@ from conformance._cases import Case, load_case, load_catalog
 from conformance._contract import AREA_RFC
 from conformance._errors import CaseError
 from conformance._fuzz.judge import FuzzFinding, case_body
-from conformance._fuzz.rules import RULE_TEXTS, RuleText
 from conformance._resources import catalog_root
 
 if TYPE_CHECKING:
@@ -29,9 +28,8 @@ if TYPE_CHECKING:
 
 
 @cache
-def rule_case(case_id: str) -> Case | RuleText:
-    """The built-in catalog case ``case_id`` (read from its file, else found in the catalog),
-    or the rule's text in :data:`~conformance._fuzz.rules.RULE_TEXTS` when no case pins it.
+def rule_case(case_id: str) -> Case:
+    """The built-in catalog case ``case_id`` (read from its file, else found in the catalog).
 
     Raises:
         KeyError: no such case.
@@ -44,15 +42,13 @@ def rule_case(case_id: str) -> Case | RuleText:
         case = None
     if case is not None and case.id == case_id:
         return case
-    if case_id in RULE_TEXTS:
-        return RULE_TEXTS[case_id]
     found = load_catalog().get(case_id)
     if found is None:
         raise KeyError(f"no catalog case {case_id!r}")
     return found
 
 
-def quote(case: Case | RuleText) -> str:
+def quote(case: Case) -> str:
     """The first RFC or schema quote of a case, on one line."""
     for entry in case.spec:
         if entry.get("quote"):

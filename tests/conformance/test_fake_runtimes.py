@@ -247,7 +247,8 @@ def test_rejecting_workflows_is_below_level_0_naming_the_cases(
         expected = must_level0_with_workflow(catalog, area)
         assert list(measured.blocking) == expected
         assert measured.reason.startswith(
-            f"fails Level 0 MUST cases (packs carrying {area} fields must still load and run as before): "
+            f"fails Level 0 MUST cases (packs carrying {area} fields must still load and run "
+            "as before): "
         )
         for case_id in expected:
             assert case_id in measured.reason

@@ -110,7 +110,8 @@ def test_below_zero_names_the_failing_level_0_cases() -> None:
     assert workflow.level == BELOW_ZERO
     assert describe_level(workflow.level) == "below 0"
     assert workflow.reason == (
-        "fails Level 0 MUST cases (packs carrying workflow fields must still load and run as before): "
+        "fails Level 0 MUST cases (packs carrying workflow fields must still load and run "
+        "as before): "
         "workflow.l0.c0, workflow.l0.c1"
     )
     assert report.headline == BELOW_ZERO
