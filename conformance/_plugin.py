@@ -267,9 +267,12 @@ class CatalogCollector(pytest.Collector):
         if state.fuzz is not None:
             # Imported only when fuzzing: the plugin stays inert (and light) otherwise.
             from conformance._fuzz.engine import AREAS as FUZZABLE  # noqa: PLC0415
+            from conformance._fuzz.engine import default_areas  # noqa: PLC0415
 
             workers = getattr(self.config, "workerinput", {}).get("workercount", 1)
-            areas = [a for a in FUZZABLE if not state.selection.areas or a in state.selection.areas]
+            # As `ppconf fuzz`: the areas asked for, else those the runtime claims.
+            wanted = state.selection.areas or default_areas(state.capabilities().claims)
+            areas = [a for a in FUZZABLE if a in wanted]
             for area in areas:
                 for shard in range(workers):
                     yield FuzzItem.from_parent(self, name=f"fuzz-{area}-{shard}", area=area)

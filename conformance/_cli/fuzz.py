@@ -75,8 +75,7 @@ def add_fuzz_parser(commands: Any) -> None:
 
 def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
     # Hypothesis is imported here, not by `ppconf` as a whole: only this command needs it.
-    from conformance._fuzz.engine import AREAS as FUZZABLE  # noqa: PLC0415
-    from conformance._fuzz.engine import BASE_AREAS, database_at, fuzz  # noqa: PLC0415
+    from conformance._fuzz.engine import database_at, default_areas, fuzz  # noqa: PLC0415
     from conformance._fuzz.report import export, render_finding, render_summary  # noqa: PLC0415
 
     if args.adapter is None:
@@ -93,7 +92,7 @@ def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
         except AdapterError as error:
             report_error(str(error))
             return EXIT_UNUSABLE
-        areas = tuple(args.area) or tuple(a for a in FUZZABLE if a in claims) or BASE_AREAS
+        areas = tuple(args.area) or default_areas(claims)
         wanted = args.examples if args.examples or args.max_time else 1000
         database = None if args.no_database else database_at(args.database)
         result = fuzz(

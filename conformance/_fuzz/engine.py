@@ -16,7 +16,7 @@ import hashlib
 import json
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -40,6 +40,14 @@ BASE_AREAS = AREAS[:3]
 """What every runtime is fuzzed on when it claims no area: RFC 0014 and RFC 0011 add
 observables (``turn``, ``reply``) and calls (``agent_text``, starts at a state) a runtime
 without them does not answer."""
+
+
+def default_areas(claims: Mapping[str, int]) -> tuple[str, ...]:
+    """The areas to fuzz when none is asked for: those the runtime claims, else
+    :data:`BASE_AREAS`."""
+    return tuple(a for a in AREAS if a in claims) or BASE_AREAS
+
+
 BATCH = 6
 """At most this many examples per Hypothesis test case (shrunk to the one that fails): what
 Hypothesis spends on a test case is several times what drawing one example costs."""

@@ -151,8 +151,8 @@ def test_the_badge_of_the_reference(
     assert badge_of(path, capsys, "--area", "control") == {
         "schemaVersion": 1,
         "label": "PromptPack 1.9 control",
-        "message": "not assessed",
-        "color": "lightgrey",
+        "message": "level 2 of 2",
+        "color": "brightgreen",
     }
 
 

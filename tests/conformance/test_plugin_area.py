@@ -76,7 +76,8 @@ def test_an_area_without_cases_in_the_catalog(
     result.stdout.fnmatch_lines(
         [
             "spec version 1.9; PARTIAL selection: *",
-            "headline level: not assessed (over the claimed areas: workflow, loops, compositions)",
+            "headline level: not assessed (over the claimed areas: workflow, loops, compositions, "
+            "control, state-agents)",
         ]
     )
 

@@ -95,6 +95,12 @@ class Recording(Delegate):
         self.note("start", pack)
         return RecordingSession(self, super().start(pack))
 
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        self.note("start_at", pack, *(name for name in (state, agent) if name is not None))
+        return RecordingSession(self, self.reference.start_at(pack, state=state, agent=agent))
+
     def restore(self, pack: PackInput, snapshot: Any) -> Any:
         self.note("restore", pack)
         assert any(snapshot is mine for mine in self.snapshots), "a snapshot we never gave"
@@ -127,6 +133,14 @@ class RecordingSession(SessionDelegate):
     def advance_clock(self, seconds: float) -> None:
         self.adapter.note("advance_clock", seconds)
         super().advance_clock(seconds)
+
+    def agent_text(self, text: str) -> None:
+        self.adapter.note("agent_text", text)
+        self.session.agent_text(text)
+
+    def user_turn(self) -> None:
+        self.adapter.note("user_turn")
+        self.session.user_turn()
 
     def state(self) -> Mapping[str, Any]:
         self.adapter.note("state")
@@ -187,6 +201,9 @@ ARGUMENT_TYPES = {
     "load": (PackInput,),
     "validate": (PackInput,),
     "start": (PackInput,),
+    "start_at": (PackInput, str),  # the pack, and the state or the agents member
+    "agent_text": (str,),
+    "user_turn": (),
     "restore": (PackInput,),
     "send": (str, str),
     "set_artifact": (str, str),
@@ -235,7 +252,8 @@ def test_no_case_of_the_catalog_hands_over_anything_but_packs_and_inputs(catalog
     results = Runner(adapter, timeout=None).run_all(catalog.cases)
     assert all(r.passed for r in results)
     check_calls(adapter.calls)
-    packs = [args[0] for name, args in adapter.calls if name in ("load", "validate", "start")]
+    starts = ("load", "validate", "start", "start_at")
+    packs = [args[0] for name, args in adapter.calls if name in starts]
     # Every call gets a PackInput of its own: the same pack, never the case's own object.
     assert {p.text for p in packs} <= {c.pack.text for c in catalog.cases}
     assert not {id(p) for p in packs} & {id(c.pack) for c in catalog.cases}
