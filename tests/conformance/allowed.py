@@ -25,17 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected
-
-KIT_LINTS = (
-    "no-terminal-path",
-    "no-terminal-state",
-    "loop-without-budget",
-    "artifact-mode-conflict",
-    "persistence-unknown",
-    "join-without-depends-on",
-    "composition-unreferenced",
-    "parallel-member-kind",
-)
+from conformance._contract import KIT_LINTS
 
 
 class Variant(ReferenceAdapter):
