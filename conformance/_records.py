@@ -184,8 +184,14 @@ class PartRecord:
 
     @classmethod
     def of(cls, case: Case, part: PartResult) -> PartRecord:
-        pointer = next((s.pointer for s in case.scenarios if s.name == part.part), f"/{part.part}")
-        line = case.document.locate(pointer).line if case.document is not None else None
+        line = None
+        # Locating a part in its file re-reads the file's events: worth it only for a part a
+        # reader is sent to (a passing part is shown by case id alone).
+        if not part.passed and case.document is not None:
+            pointer = next(
+                (s.pointer for s in case.scenarios if s.name == part.part), f"/{part.part}"
+            )
+            line = case.document.locate(pointer).line
         return cls(
             case=case.id,
             area=case.area,
