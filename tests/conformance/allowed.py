@@ -24,6 +24,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from fakes import SessionWrapper
+
 from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected
 from conformance._contract import KIT_LINTS
 
@@ -45,16 +47,13 @@ def _with_document(pack: PackInput, document: dict[str, Any]) -> PackInput:
 # -- sessions ----------------------------------------------------------------------------------
 
 
-class _EagerBudgetSession:
+class _EagerBudgetSession(SessionWrapper):
     """A reference session whose status turns ``budget_exhausted`` as soon as the tool-call or
     wall-time limit is reached (the RFC's "the workflow terminates" taken at once)."""
 
     def __init__(self, session: Any, budget: Mapping[str, Any]) -> None:
-        self._session = session
+        super().__init__(session)
         self._budget = budget
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._session, name)
 
     def state(self) -> Mapping[str, Any]:
         state = dict(self._session.state())
@@ -66,21 +65,6 @@ class _EagerBudgetSession:
             state["status"] = "budget_exhausted"
             state["available_events"] = []
         return state
-
-    def send(self, event: str, source: str) -> Mapping[str, Any]:
-        return self._session.send(event, source)  # type: ignore[no-any-return]
-
-    def set_artifact(self, name: str, value: str) -> None:
-        self._session.set_artifact(name, value)
-
-    def record_tool_calls(self, count: int) -> None:
-        self._session.record_tool_calls(count)
-
-    def advance_clock(self, seconds: float) -> None:
-        self._session.advance_clock(seconds)
-
-    def snapshot(self) -> Any:
-        return self._session.snapshot()
 
 
 class BudgetStatusAtOnce(Variant):
@@ -228,14 +212,14 @@ def _jumping(pack: PackInput, name: str, trace: list[Any]) -> PackInput | None:
 # -- RFC 0014 turns (kept at the end: they are the newest) ---------------------------------------
 
 
-class _TurnChoices:
+class _TurnChoices(SessionWrapper):
     """A reference session that makes the turn and reply choices SEMANTICS 6.1 leaves open:
     the entry state's ``control`` taken at the start (X17 is SHOULD), a refused agent event or
     an agent move into an ``external`` state handing the turn back (MAY), rounds joined by a
     space (the join is SHOULD)."""
 
     def __init__(self, session: Any, states: Mapping[str, Any]) -> None:
-        self._session = session
+        super().__init__(session)
         self._states = states
         start = states.get(session.state()["current_state"]) or {}
         self._agent_at_start = start.get("control") == "agent" and not start.get("terminal")
@@ -253,15 +237,6 @@ class _TurnChoices:
             self._session.agent_text("")
         return moved  # type: ignore[no-any-return]
 
-    def set_artifact(self, name: str, value: str) -> None:
-        self._session.set_artifact(name, value)
-
-    def record_tool_calls(self, count: int) -> None:
-        self._session.record_tool_calls(count)
-
-    def advance_clock(self, seconds: float) -> None:
-        self._session.advance_clock(seconds)
-
     def agent_text(self, text: str) -> None:
         self._agent_at_start = False
         self._session.agent_text(text)
@@ -276,9 +251,6 @@ class _TurnChoices:
         if self._agent_at_start and data["status"] == "active":
             data["turn"] = "agent"
         return data
-
-    def snapshot(self) -> Any:
-        return self._session.snapshot()
 
 
 class OtherTurnChoices(Variant):

@@ -26,6 +26,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from fakes import SessionWrapper
 from mini_runtime import MiniRuntime, with_bugs
 
 from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected, Unsupported
@@ -180,36 +181,15 @@ class RaisesBaseException(_Reference):
 # ``CountsEntryOnStart``, a start at a state counting the entry as visited too (X23))
 
 
-class _Patched:
+class _Patched(SessionWrapper):
     """A reference session whose reported ``state()`` is changed by ``patch``."""
 
     def __init__(self, session: Any, patch: Any) -> None:
-        self._session = session
+        super().__init__(session)
         self._patch = patch
-
-    def send(self, event: str, source: str) -> Mapping[str, Any]:
-        return self._session.send(event, source)  # type: ignore[no-any-return]
-
-    def set_artifact(self, name: str, value: str) -> None:
-        self._session.set_artifact(name, value)
-
-    def record_tool_calls(self, count: int) -> None:
-        self._session.record_tool_calls(count)
-
-    def advance_clock(self, seconds: float) -> None:
-        self._session.advance_clock(seconds)
-
-    def agent_text(self, text: str) -> None:
-        self._session.agent_text(text)
-
-    def user_turn(self) -> None:
-        self._session.user_turn()
 
     def state(self) -> Mapping[str, Any]:
         return self._patch(dict(self._session.state()))  # type: ignore[no-any-return]
-
-    def snapshot(self) -> Any:
-        return self._session.snapshot()
 
 
 def _user_turn(data: dict[str, Any]) -> dict[str, Any]:

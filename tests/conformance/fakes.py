@@ -165,6 +165,19 @@ class IgnoresWorkflowsSilently(IgnoresWorkflows):
 # -- workflows and loops in full, compositions not run -----------------------------------------
 
 
+class SessionWrapper:
+    """A reference session under a fake that changes part of it: whatever the fake does not
+    override goes to the wrapped session, so the fake offers all that the reference offers."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_session":  # not set yet (a copy in the making): no recursion
+            raise AttributeError(name)
+        return getattr(self._session, name)
+
+
 class SessionDelegate:
     """A reference session without ``run_state``: no composition can run in it."""
 
