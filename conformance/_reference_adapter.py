@@ -76,10 +76,12 @@ class ReferenceSession:
 
 
 class ReferenceAdapter:
-    """Runs cases on :mod:`reference`. Compiled workflows are cached per pack text."""
+    """Runs cases on :mod:`reference`. Diagnostics and compiled workflows are cached per pack
+    text (a case loads, validates and starts the same pack several times)."""
 
     def __init__(self) -> None:
         self._workflows: dict[str, reference.Workflow] = {}
+        self._diagnostics: dict[tuple[str, str], tuple[reference.Diagnostic, ...]] = {}
         # The kit's test vendor namespace (ppconf.upper, ppconf.join): Level 3 of RFC 0010.
         self._extensions = reference.test_extensions()
 
@@ -98,14 +100,21 @@ class ReferenceAdapter:
             extensions=(*self._extensions.kinds, *self._extensions.reducers),
         )
 
+    def _diagnose(self, pack: PackInput) -> tuple[reference.Diagnostic, ...]:
+        key = (pack.format, pack.text)
+        diagnostics = self._diagnostics.get(key)
+        if diagnostics is None:
+            diagnostics = tuple(reference.validate(_document(pack)))
+            self._diagnostics[key] = diagnostics
+        return diagnostics
+
     def load(self, pack: PackInput) -> None:
-        document = _document(pack)
-        errors = [d for d in reference.validate(document) if d.severity == "error"]
+        errors = [d for d in self._diagnose(pack) if d.severity == "error"]
         if errors:
             raise PackRejected("; ".join(str(d) for d in errors[:3]))
 
     def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
-        return [d.to_dict() for d in reference.validate(_document(pack))]
+        return [d.to_dict() for d in self._diagnose(pack)]
 
     def _workflow(self, pack: PackInput) -> reference.Workflow:
         workflow = self._workflows.get(pack.text)
