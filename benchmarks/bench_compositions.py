@@ -10,7 +10,9 @@ to it (ratio < 1 meets the target):
 * the same composition with a cycle through every step (the first step depends on the last,
   closing the step order into a loop), so the whole graph is one strongly connected component;
 * a composition of 5,000 broken steps (one error of a different code each), to time reporting;
-* a 200-deep nested predicate, and one 10,000 deep (deeper than any loaded file can be).
+* a 200-deep nested predicate, and one 10,000 deep (deeper than any loaded file can be);
+* parallels nested 20,000 deep, and a step input nested 10,000 deep (both walked without
+  recursion).
 """
 
 from __future__ import annotations
@@ -175,7 +177,30 @@ def packs(steps: int) -> dict[str, dict[str, Any]]:
         "predicate 10,000 deep": base_pack(
             {"version": 1, "steps": [{**predicate, "predicate": deep_predicate(10_000)}, target]}
         ),
+        "parallels nested 20,000 deep": base_pack(
+            {"version": 1, "steps": [nested_parallels(20_000)]}
+        ),
+        "input nested 10,000 deep": base_pack({"version": 1, "steps": [nested_input(10_000)]}),
     }
+
+
+def nested_parallels(depth: int) -> dict[str, Any]:
+    step: dict[str, Any] = {"id": "leaf", "kind": "prompt", "prompt_task": "work"}
+    for i in range(depth):
+        step = {
+            "id": f"p{i}",
+            "kind": "parallel",
+            "branches": [step, {"id": f"q{i}", "kind": "tool", "tool": "lookup"}],
+            "reduce": {"strategy": "append", "into": "all"},
+        }
+    return step
+
+
+def nested_input(depth: int) -> dict[str, Any]:
+    value: Any = "${input.text}"
+    for _ in range(depth):
+        value = {"k": [value]}
+    return {"id": "s", "kind": "prompt", "prompt_task": "work", "input": value}
 
 
 def main() -> None:

@@ -17,7 +17,6 @@ import json
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 from typing import Any
 
@@ -1324,22 +1323,19 @@ def long_composition(count: int) -> dict[str, Any]:
     return {"version": 1, "steps": items}
 
 
-def timed(pack: dict[str, Any]) -> tuple[list[Diagnostic], float]:
-    started = time.perf_counter()
-    found = reference.validate(pack)
-    return found, time.perf_counter() - started
+# How fast these sizes validate is measured by benchmarks/bench_compositions.py, against its
+# 1 s target; the tests check only what is found (and that nothing recurses), since wall-clock
+# bounds fail at random on a busy machine.
 
 
-def test_five_thousand_steps_validate_quickly() -> None:
-    found, seconds = timed(make_pack(long_composition(5_000)))
-    assert found == []
-    assert seconds < 5.0  # the benchmark measures about 0.04 s; the target is 1 s
+def test_five_thousand_steps_validate() -> None:
+    assert reference.validate(make_pack(long_composition(5_000))) == []
 
 
 def test_a_cycle_through_five_thousand_steps_is_one_clear_error() -> None:
     composition = long_composition(5_000)
     composition["steps"][0]["depends_on"] = [composition["steps"][-1]["id"]]
-    found, seconds = timed(make_pack(composition))
+    found = reference.validate(make_pack(composition))
     assert errors(found) == [("step-graph-cycle", f"{S}/0")]
     (cycle,) = found
     assert cycle.message.startswith("steps 's0', 's1', 's2', ")
@@ -1347,7 +1343,6 @@ def test_a_cycle_through_five_thousand_steps_is_one_clear_error() -> None:
     # it joins them), of which the message names 10.
     assert f"and {7_000 - 2 - 10:,} more form a cycle" in cycle.message
     assert len(cycle.message) < 300
-    assert seconds < 5.0
 
 
 def nested_predicate(depth: int, leaf: dict[str, Any]) -> dict[str, Any]:
@@ -1383,16 +1378,15 @@ def test_a_deep_predicate_reports_its_bad_leaf_without_recursion(depth: int) -> 
     bad = {"path": "${input.x}", "op": "in", "value": 3}
     branch = {"id": "b", "kind": "branch", "then": "s", "predicate": nested_predicate(depth, bad)}
     composition = {"version": 1, "steps": [branch, {"id": "s", "kind": "tool", "tool": "lookup"}]}
-    found, seconds = timed(make_pack(composition))
+    found = reference.validate(make_pack(composition))
     (error,) = errors(found)
     assert error[0] == "predicate-invalid"
     assert error[1].endswith("/value")
     assert error[1].count("/all_of/0") == (depth + 1) // 2
     assert error[1].count("/not") == depth // 2
-    assert seconds < 5.0
 
 
-def test_parallels_nested_20000_deep_give_one_warning_quickly() -> None:
+def test_parallels_nested_20000_deep_give_one_warning() -> None:
     step: dict[str, Any] = {"id": "leaf", "kind": "prompt", "prompt_task": "work"}
     for i in range(20_000):
         step = {
@@ -1408,12 +1402,11 @@ def test_parallels_nested_20000_deep_give_one_warning_quickly() -> None:
         "depends_on": ["leaf"],
         "input": "${q5.output}",
     }
-    found, seconds = timed(make_pack({"version": 1, "steps": [step, reader]}))
+    found = reference.validate(make_pack({"version": 1, "steps": [step, reader]}))
     # Valid (C4), walked without recursion, and one warning: the report does not grow with
     # the depth (only the outermost nested parallel warns).
     assert errors(found) == []
     assert warnings(found) == [("parallel-member-kind", f"{S}/0/branches/0/kind")]
-    assert seconds < 5.0
 
 
 def test_an_input_nested_10000_deep_is_walked_without_recursion() -> None:
@@ -1426,10 +1419,9 @@ def test_an_input_nested_10000_deep_is_walked_without_recursion() -> None:
             "steps": [{"id": "s", "kind": "prompt", "prompt_task": "work", "input": value}],
         }
     )
-    found, seconds = timed(pack)
+    found = reference.validate(pack)
     (error,) = errors(found)
     assert error == ("reference-unresolved", f"{S}/0/input" + "/k/0" * 10_000)
-    assert seconds < 5.0
 
 
 SELF_REFERENCES = [
