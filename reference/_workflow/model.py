@@ -13,7 +13,7 @@ from typing import Any
 from reference._errors import PackInvalidError, Rejection
 from reference._json import is_integer
 from reference._validation import validate
-from reference._workflow.rules import SUPPORTED_WORKFLOW_VERSIONS
+from reference._workflow.rules import SUPPORTED_WORKFLOW_VERSIONS, agent_members
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,22 +181,7 @@ def compile_workflow(pack: Mapping[str, Any]) -> Workflow:
         raise PackInvalidError(errors)
     if not isinstance(workflow, Mapping):
         raise PackInvalidError([], "the pack has no workflow to run")
-    return _compile(workflow, _agent_states(pack.get("agents")))
-
-
-def _agent_states(agents: Any) -> dict[str, str | None]:
-    """RFC 0011: ``agents.members`` key -> ``state`` (``None`` when the member has none).
-
-    Only the shape a session needs is read; the validator has judged the rest.
-    """
-    members = agents.get("members") if isinstance(agents, Mapping) else None
-    if not isinstance(members, Mapping):
-        return {}
-    states: dict[str, str | None] = {}
-    for name, member in members.items():
-        state = member.get("state") if isinstance(member, Mapping) else None
-        states[str(name)] = state if isinstance(state, str) else None
-    return states
+    return _compile(workflow, dict(agent_members(pack)))
 
 
 def _compile(

@@ -12,7 +12,7 @@ rules skip what is malformed (the schema has reported it), so one run reports ev
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -192,7 +192,7 @@ class WorkflowView:
     def agent_roots(self) -> list[tuple[str, int]]:
         """``(member, state number)`` for each agent member backed by a known state (RFC
         0011), in document order: where invoking that agent enters the workflow."""
-        members = _agent_members(self.pack)
+        members = agent_members(self.pack)
         return [(member, self.number[state]) for member, state in members if state in self.number]
 
     @property
@@ -626,7 +626,9 @@ def agent_states(pack: dict[str, Any]) -> Iterator[Diagnostic]:
     """
     workflow = pack.get("workflow")
     states = workflow.get("states") if isinstance(workflow, dict) else None
-    for member, state in _agent_members(pack):
+    for member, state in agent_members(pack):
+        if state is None:
+            continue
         where = json_pointer("agents", "members", member, "state")
         if "workflow" not in pack:
             yield error(
@@ -642,17 +644,20 @@ def agent_states(pack: dict[str, Any]) -> Iterator[Diagnostic]:
             )
 
 
-def _agent_members(pack: dict[str, Any]) -> list[tuple[str, str]]:
-    """``(member, state)`` for each agent member whose ``state`` is a string."""
+def agent_members(pack: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    """RFC 0011: ``(member, state)`` for each ``agents.members`` entry, in document order;
+    ``state`` is ``None`` for a member without a string ``state`` (a prompt-backed agent, or
+    one the schema reports)."""
     agents = pack.get("agents")
-    members = agents.get("members") if isinstance(agents, dict) else None
-    if not isinstance(members, dict):
+    members = agents.get("members") if isinstance(agents, Mapping) else None
+    if not isinstance(members, Mapping):
         return []
-    return [
-        (name, member["state"])
-        for name, member in members.items()
-        if isinstance(member, dict) and isinstance(member.get("state"), str)
-    ]
+    return [(str(name), _member_state(member)) for name, member in members.items()]
+
+
+def _member_state(member: Any) -> str | None:
+    state = member.get("state") if isinstance(member, Mapping) else None
+    return state if isinstance(state, str) else None
 
 
 def _on_event(state: dict[str, Any]) -> dict[str, str]:
