@@ -30,13 +30,14 @@ from hypothesis.errors import Flaky
 
 from conformance import strategies
 from conformance._adapter import Adapter
+from conformance._contract import AREAS as CONTRACT_AREAS
 from conformance._fuzz.judge import FuzzFinding, Verdict, judge
 from conformance._fuzz.oracle import Expected, expect_invalid, expect_run
 from conformance._runner import Runner
 
-AREAS = ("workflow", "loops", "compositions", "control", "state-agents")
-"""The areas the fuzzer generates examples for."""
-BASE_AREAS = AREAS[:3]
+AREAS = CONTRACT_AREAS
+"""The areas the fuzzer generates examples for: every area of the contract."""
+BASE_AREAS = ("workflow", "loops", "compositions")
 """What every runtime is fuzzed on when it claims no area: RFC 0014 and RFC 0011 add
 observables (``turn``, ``reply``) and calls (``agent_text``, starts at a state) a runtime
 without them does not answer."""
