@@ -1,29 +1,13 @@
-"""Quotes of the spec in case files (SEMANTICS section 0, R1).
+"""Quotes of the spec texts: where each source's text is, and how quotes are compared with it.
 
-A MUST case asserts only what RFC text requires, and its ``spec`` entries quote that text. The
-kit checks that a MUST case carries a quote from an RFC or a published schema; the project's
-tests check every quote against the texts themselves (whitespace and Markdown emphasis aside,
-since the plain-text copies of the RFCs lost both).
+The statement registry quotes the RFCs and the published schemas verbatim; a quote is compared
+with a text with whitespace, Markdown emphasis and escapes ignored (the plain-text copies of the
+RFCs lost them) and curly quotes read as straight ones.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-
-NORMATIVE_SOURCES = (
-    "RFC 0005",
-    "RFC 0009",
-    "RFC 0010",
-    "RFC 0011",
-    "RFC 0014",
-    "RFC 0016",
-    "RFC 0017",
-    "schema 1.4.0",
-    "schema 1.5.1",
-    "schema 1.9.0",
-)
-"""Sources whose text can require a behaviour: the RFCs and the published schemas."""
 
 SOURCE_FILES = {
     "RFC 0005": "rfc-0005-workflow.txt",
@@ -47,12 +31,3 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": 
 def normalize(text: str) -> str:
     """Text as quotes are compared: no whitespace, Markdown emphasis or escapes, straight quotes."""
     return _IGNORED.sub("", text.translate(_QUOTES))
-
-
-def normative_quotes(spec: Sequence[Mapping[str, str]]) -> list[str]:
-    """The quotes of a case's ``spec`` entries that come from an RFC or a published schema."""
-    return [
-        entry["quote"]
-        for entry in spec
-        if entry.get("source") in NORMATIVE_SOURCES and entry.get("quote")
-    ]
