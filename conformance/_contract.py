@@ -12,25 +12,6 @@ Requirement = Literal["MUST", "SHOULD", "MAY"]
 REQUIREMENTS: tuple[Requirement, ...] = ("MUST", "SHOULD", "MAY")
 """Strongest first."""
 
-AREAS = ("workflow", "loops", "compositions", "control", "state-agents")
-TOP_LEVEL = {"workflow": 2, "loops": 2, "compositions": 3, "control": 2, "state-agents": 2}
-"""The highest level each area's RFC defines."""
-AREA_SINCE = {
-    "workflow": "1.3",
-    "loops": "1.4",
-    "state-agents": "1.4.1",
-    "compositions": "1.5",
-    "control": "1.7",
-}
-"""The spec version that introduced each area (RFC 0005, 0009, 0011, 0010, 0014)."""
-AREA_RFC = {
-    "workflow": "RFC 0005",
-    "loops": "RFC 0009",
-    "compositions": "RFC 0010",
-    "state-agents": "RFC 0011",
-    "control": "RFC 0014",
-}
-
 
 @dataclass(frozen=True)
 class Rule:

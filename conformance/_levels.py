@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from conformance._contract import AREA_SINCE, AREAS, TOP_LEVEL, Requirement
+from conformance._areas import AREAS, BY_NAME, REGISTRY, TOP_LEVEL
+from conformance._contract import Requirement
 from conformance._spec_versions import NEWEST, parse_version
 
 BELOW_ZERO = -1
@@ -114,7 +115,7 @@ def describe_level(level: int | None) -> str:
 def areas_of(spec_version: str) -> tuple[str, ...]:
     """The areas a spec version has (R6): those its RFCs had introduced by then."""
     version = parse_version(spec_version)
-    return tuple(area for area in AREAS if parse_version(AREA_SINCE[area]) <= version)
+    return tuple(area.name for area in REGISTRY if parse_version(area.since) <= version)
 
 
 def compute_levels(
@@ -173,8 +174,9 @@ def _area_level(area: str, cases: list[CaseVerdict]) -> AreaLevel:
             break
         level = candidate
     if level == BELOW_ZERO:
+        carries = BY_NAME[area].carries if area in BY_NAME else f"{area} fields"
         reason = (
-            f"fails Level 0 MUST cases (packs carrying {area} fields must still load and run "
+            f"fails Level 0 MUST cases (packs carrying {carries} must still load and run "
             "as before): " + ", ".join(blocking)
         )
     elif blocking:
@@ -185,6 +187,8 @@ def _area_level(area: str, cases: list[CaseVerdict]) -> AreaLevel:
         reason = f"every MUST case run passes; none of Level {level + 1} or above was run"
     else:
         reason = "every MUST case passes"
+        if area in BY_NAME and BY_NAME[area].above_top:
+            reason += f" (not assessed: {BY_NAME[area].above_top})"
     return AreaLevel(area, level, top, blocking, reason, *counts)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import reference
 from conformance._adapter import Capabilities, PackInput
+from conformance._areas import TOP_LEVEL
 from conformance._errors import PackRejected, Rejected
 
 __all__ = ["ReferenceAdapter"]
@@ -90,13 +91,7 @@ class ReferenceAdapter:
             name="ppconf-reference",
             version=_version(),
             language="python",
-            claims={
-                "workflow": 2,
-                "loops": 2,
-                "compositions": 3,
-                "control": 2,
-                "state-agents": 2,
-            },
+            claims=dict(TOP_LEVEL),
             extensions=(*self._extensions.kinds, *self._extensions.reducers),
         )
 

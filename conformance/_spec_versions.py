@@ -16,6 +16,9 @@ NEWEST = "1.9"
 """The newest spec version the kit knows: the default target of a run."""
 OLDEST = "1.3"
 """The first spec version with workflows (RFC 0005)."""
+KNOWN = ("1.3", "1.4", "1.4.1", "1.5", "1.6", "1.7", "1.8", "1.9")
+"""The spec versions the kit knows, oldest first: each minor version, and the patch versions
+that brought workflow fields (1.4.1: RFC 0011's ``AgentDef.state``)."""
 
 _VERSION = r"([0-9]+)\.([0-9]+)(?:\.([0-9]+))?"
 _ITEM = re.compile(rf"(>=)?{_VERSION}(?: <{_VERSION})?")

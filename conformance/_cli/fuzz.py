@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
+from conformance._areas import AREAS
 from conformance._boundary import Guard
 from conformance._cli.common import (
     EXIT_FAILED,
@@ -20,7 +21,6 @@ from conformance._cli.common import (
     report_error,
 )
 from conformance._cli.run import add_adapter_options, open_adapter
-from conformance._contract import AREAS
 from conformance._errors import AdapterError
 
 

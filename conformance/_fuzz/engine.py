@@ -30,13 +30,13 @@ from hypothesis.errors import Flaky
 
 from conformance import strategies
 from conformance._adapter import Adapter
-from conformance._contract import AREAS as CONTRACT_AREAS
+from conformance._areas import AREAS as REGISTERED
 from conformance._fuzz.judge import FuzzFinding, Verdict, judge
 from conformance._fuzz.oracle import Expected, expect_invalid, expect_run
 from conformance._runner import Runner
 
-AREAS = CONTRACT_AREAS
-"""The areas the fuzzer generates examples for: every area of the contract."""
+AREAS = tuple(a for a in REGISTERED if a not in ("extensions", "providers"))
+"""The areas the fuzzer generates examples for."""
 BASE_AREAS = ("workflow", "loops", "compositions")
 """What every runtime is fuzzed on when it claims no area: RFC 0014 and RFC 0011 add
 observables (``turn``, ``reply``) and calls (``agent_text``, starts at a state) a runtime

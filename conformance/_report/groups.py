@@ -20,7 +20,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from conformance._contract import AREAS, REQUIREMENTS
+from conformance._areas import AREAS
+from conformance._contract import REQUIREMENTS
 from conformance._records import PartRecord, Report
 
 GROUP_MIN = 3

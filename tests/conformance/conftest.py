@@ -18,9 +18,13 @@ import conformance._cli.cases
 import conformance._cli.run
 import conformance._plugin
 from conformance import Catalog, load_catalog
-from conformance._contract import AREAS
+from conformance._areas import AREAS
 
 FAKES_DIR = Path(__file__).resolve().parent
+
+BINDING = "RFC0005.def.WorkflowState.on_event.2"
+"""A definition (MUST): "When an event is emitted, the workflow transitions to the corresponding
+state." The statement the kit's test cases cite unless they say otherwise."""
 
 PACK = """\
 pack:
@@ -61,6 +65,7 @@ def make_case_text(
     description: str | None = None,
     pack_id: str = "test-pack",
     body: str = SCENARIO,
+    statement: str = BINDING,
 ) -> str:
     """A well-formed case file: the two-state pack ``draft -Submit-> review`` and ``body``.
 
@@ -73,8 +78,7 @@ def make_case_text(
         area: {area or case_id.split(".", maxsplit=1)[0]}
         level: {level}
         requirement: {requirement}
-        spec:
-          - {{source: SEMANTICS, section: "kit tests"}}
+        statements: [{statement}]
         spec_versions: [">=1.5"]
         rules: [X4]
         """

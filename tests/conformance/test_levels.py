@@ -20,7 +20,8 @@ from conformance import (
     load_case,
     verdicts,
 )
-from conformance._contract import AREAS, REQUIREMENTS, TOP_LEVEL
+from conformance._areas import AREAS, TOP_LEVEL
+from conformance._contract import REQUIREMENTS
 from conformance._levels import BELOW_ZERO, areas_of, describe_level
 from conformance._runner import OUTCOMES
 
@@ -455,7 +456,13 @@ def test_a_partial_selection_says_so_and_is_silent_on_areas_it_did_not_run() -> 
         ("1.4", ["workflow", "loops"]),
         ("1.4.1", ["workflow", "loops", "state-agents"]),
         ("1.5", ["workflow", "loops", "compositions", "state-agents"]),
-        ("1.9", ["workflow", "loops", "compositions", "control", "state-agents"]),
+        ("1.7", ["workflow", "loops", "compositions", "control", "state-agents"]),
+        ("1.8", ["workflow", "loops", "compositions", "control", "state-agents", "extensions"]),
+        (
+            "1.9",
+            ["workflow", "loops", "compositions", "control", "state-agents", "extensions"]
+            + ["providers"],
+        ),
     ],
 )
 def test_the_areas_of_a_spec_version(version: str, areas: list[str]) -> None:

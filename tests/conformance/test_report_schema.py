@@ -14,7 +14,8 @@ import jsonschema
 import pytest
 from report_files import ReportFiles
 
-from conformance._contract import AREAS, REQUIREMENTS
+from conformance._areas import AREAS
+from conformance._contract import REQUIREMENTS
 from conformance._records import REPORT_FORMAT
 from conformance._report.jsonl import ReportError, read_report
 from conformance._resources import schema_path
