@@ -27,7 +27,7 @@ from conformance._adapter import (
     TurnSession,
 )
 from conformance._adapter_spec import load_adapter
-from conformance._cases import Case, Catalog, Scenario, Selection, Step, load_case, load_catalog
+from conformance._cases import Case, Catalog, Scenario, Selection, load_case, load_catalog
 from conformance._checks import Check
 from conformance._errors import (
     AdapterError,
@@ -42,6 +42,7 @@ from conformance._fuzz import FuzzFinding, assert_matches_reference, check_again
 from conformance._levels import AreaLevel, CaseVerdict, LevelReport, compute_levels
 from conformance._reference_adapter import ReferenceAdapter
 from conformance._runner import CaseResult, PartResult, Runner
+from conformance._steps import Step
 from conformance._verdicts import verdicts
 
 __all__ = [

@@ -11,9 +11,9 @@ import fnmatch
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
 import jsonschema_rs
 
@@ -23,25 +23,17 @@ from conformance._contract import Requirement
 from conformance._errors import CaseError
 from conformance._resources import catalog_root, schema_path
 from conformance._spec_versions import NEWEST, applies
+from conformance._statements import Registry, load_registry
+from conformance._steps import Step, parse_step
 from reference import Document, Location
 
 PART_NAMES = ("load", "validation")
 """The parts every case may have besides its scenarios; no scenario takes these names."""
 
-StepKind = Literal[
-    "event",
-    "set_artifact",
-    "tool_calls",
-    "advance_clock",
-    "snapshot_restore",
-    "run_composition",
-    "run_state",
-    "agent_text",
-    "user_turn",
-]
-STEP_KINDS: tuple[StepKind, ...] = get_args(StepKind)
 PACK_DIRECTORY = "packs"
 """Folders with this name hold pack files for ``pack_file``, not cases."""
+NOT_CASES = (PACK_DIRECTORY, "statements")
+"""Folders of a catalog that hold no cases: pack files, and the statement registry."""
 
 
 @dataclass(frozen=True)
@@ -73,51 +65,6 @@ class ValidationExpectation:
 
 
 @dataclass(frozen=True)
-class Step:
-    """One scripted input of a scenario, and what must be observed after it.
-
-    Attributes:
-        kind: which input (``event``, ``set_artifact``, ...).
-        arguments: the input's data (e.g. ``{"event": "Go", "source": "host"}``).
-        expect: the step's expectations as written in the case (``None``: the input must be
-            accepted, nothing else is checked).
-        pointer: the step's JSON pointer in the case file.
-    """
-
-    kind: StepKind
-    arguments: Mapping[str, Any]
-    expect: Mapping[str, Any] | None
-    pointer: str
-
-    def describe(self) -> str:
-        """A short human description, e.g. ``event Go (agent)``."""
-        args = self.arguments
-        if self.kind == "event":
-            source = " (agent)" if args.get("source") == "agent" else ""
-            return f"event {args['event']}{source}"
-        if self.kind == "set_artifact":
-            return f"set_artifact {args['name']}={args['value']!r}"
-        if self.kind == "tool_calls":
-            return f"tool_calls {args['count']}"
-        if self.kind == "advance_clock":
-            return f"advance_clock {args['seconds']}"
-        if self.kind == "run_composition":
-            return f"run_composition {args['name']}"
-        if self.kind == "run_state":
-            return "run_state"
-        if self.kind == "agent_text":
-            return f"agent_text {args['text']!r}"
-        if self.kind == "user_turn":
-            return "user_turn"
-        return "snapshot_restore"
-
-    @property
-    def needs_session(self) -> bool:
-        """Whether the step acts on a session (running a named composition does not)."""
-        return self.kind != "run_composition"
-
-
-@dataclass(frozen=True)
 class Scenario:
     """A named event script against one session.
 
@@ -131,6 +78,7 @@ class Scenario:
         start_agent: RFC 0011: start at the state backing this agents member.
         pointer: the scenario's JSON pointer in the case file.
         description: what it shows, in a sentence.
+        statements: the statements the scenario's checks cite, where they are not the case's.
     """
 
     name: str
@@ -141,6 +89,7 @@ class Scenario:
     description: str = ""
     start_state: str | None = None
     start_agent: str | None = None
+    statements: tuple[str, ...] = ()
 
     @property
     def needs_session(self) -> bool:
@@ -163,7 +112,7 @@ class Case:
     area: str
     level: int
     requirement: Requirement
-    spec: tuple[Mapping[str, str], ...]
+    statements: tuple[str, ...]
     spec_versions: tuple[str, ...]
     rules: tuple[str, ...]
     pack: PackInput
@@ -208,33 +157,17 @@ class Case:
         for scenario in self.scenarios:
             found.update(scenario.start_rejection or ())
             for step in scenario.steps:
-                expect = step.expect or {}
-                for alternative in (expect, *expect.get("any_of", ())):
-                    rejection = alternative.get("rejection")
-                    if isinstance(rejection, Mapping):
-                        rejection = rejection["code"]
-                    if isinstance(rejection, str):
-                        found.add(rejection)
-                    elif isinstance(rejection, list):
-                        found.update(rejection)
-                    found.update(_codes_in(alternative.get("composition")))
+                found.update(step.expectation.codes)
         return found
 
-
-def _codes_in(expected: Any) -> set[str]:
-    """The ``code`` values anywhere in an expected composition result (failure codes)."""
-    found: set[str] = set()
-    stack = [expected]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, Mapping):
-            code = value.get("code")
-            if isinstance(code, str):
-                found.add(code)
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-    return found
+    def statements_of(self, part: str) -> tuple[str, ...]:
+        """The statements the checks of one part rest on: its scenario's, else the case's."""
+        scenario = next((s for s in self.scenarios if s.name == part), None)
+        return (
+            scenario.statements
+            if scenario is not None and scenario.statements
+            else (self.statements)
+        )
 
 
 # -- loading ----------------------------------------------------------------------------------
@@ -287,7 +220,7 @@ def load_case(path: str | Path, root: Path | None = None) -> Case:
         area=area,
         level=data["level"],
         requirement=data["requirement"],
-        spec=tuple(data["spec"]),
+        statements=tuple(data["statements"]),
         spec_versions=tuple(data["spec_versions"]),
         rules=tuple(data["rules"]),
         pack=pack,
@@ -380,35 +313,21 @@ def _validation(data: Mapping[str, Any] | None) -> ValidationExpectation | None:
 
 
 def _scenario(data: Mapping[str, Any], pointer: str) -> Scenario:
-    steps = []
-    for index, raw in enumerate(data.get("steps", [])):
-        kind = next(k for k in STEP_KINDS if k in raw)
-        if kind == "event":
-            arguments: dict[str, Any] = {"event": raw["event"], "source": raw.get("source", "host")}
-        elif kind == "set_artifact":
-            arguments = dict(raw["set_artifact"])
-        elif kind == "tool_calls":
-            arguments = {"count": raw["tool_calls"]}
-        elif kind == "advance_clock":
-            arguments = {"seconds": raw["advance_clock"]}
-        elif kind in ("run_composition", "run_state"):
-            arguments = {"input": None, "mocks": {}, **raw[kind]}
-        elif kind == "agent_text":
-            arguments = {"text": raw["agent_text"]}
-        else:
-            arguments = {}
-        steps.append(Step(kind, arguments, raw.get("expect"), f"{pointer}/steps/{index}"))
     start = data.get("start") or {}
     refusal = start.get("rejection")
     return Scenario(
         name=data["name"],
-        steps=tuple(steps),
+        steps=tuple(
+            parse_step(raw, f"{pointer}/steps/{index}")
+            for index, raw in enumerate(data.get("steps", []))
+        ),
         final=data.get("final"),
         start_rejection=(refusal,) if isinstance(refusal, str) else _tuple(refusal),
         pointer=pointer,
         description=data.get("description", ""),
         start_state=start.get("at_state"),
         start_agent=start.get("agent"),
+        statements=tuple(data.get("statements", ())),
     )
 
 
@@ -482,10 +401,21 @@ class Selection:
 
 @dataclass(frozen=True)
 class Catalog:
-    """The cases of one catalog folder, sorted by id."""
+    """The cases of one catalog folder, sorted by id, and the statements they cite."""
 
     root: Path
     cases: tuple[Case, ...]
+    extra: tuple[Path, ...] = ()
+
+    @cached_property
+    def registry(self) -> Registry:
+        """The statements the cases may cite: the built-in ones, and those of the catalog's
+        and each extra folder's ``statements/`` (read when first asked for: a run needs none).
+
+        Raises:
+            CaseError: a malformed statement file, or an id defined twice.
+        """
+        return load_registry(self.root, *self.extra)
 
     def select(self, selection: Selection | None = None) -> list[Case]:
         """The cases of a selection (default: every case of the newest spec version)."""
@@ -498,9 +428,10 @@ class Catalog:
 
 
 def case_files(root: Path) -> list[Path]:
-    """The case files under ``root``: ``*.yaml`` outside ``packs/`` folders, sorted."""
+    """The case files under ``root``: ``*.yaml`` outside ``packs/`` and ``statements/``
+    folders, sorted."""
     return sorted(
-        p for p in root.rglob("*.yaml") if PACK_DIRECTORY not in p.relative_to(root).parts
+        p for p in root.rglob("*.yaml") if not set(NOT_CASES) & set(p.relative_to(root).parts)
     )
 
 
@@ -524,7 +455,7 @@ def load_catalog(root: str | Path | None = None, *, extra: Sequence[str | Path] 
             )
         cases.extend(load_case(p, each) for p in case_files(each))
     check_unique(cases)
-    return Catalog(folder, tuple(sorted(cases, key=lambda c: c.id)))
+    return Catalog(folder, tuple(sorted(cases, key=lambda c: c.id)), tuple(map(Path, extra)))
 
 
 def check_unique(cases: Sequence[Case]) -> None:

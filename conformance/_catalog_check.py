@@ -1,8 +1,9 @@
 """The catalog's own checks (``ppconf cases check``, and a test).
 
-Every case file is well formed; ids and descriptions are unique; every MUST case quotes the
-RFC text that requires it; every pack a case runs is itself valid; every diagnostic code,
-rejection code and SEMANTICS row is exercised; and the reference interpreter passes every case.
+Every case file is well formed; ids and descriptions are unique; every check cites statements
+of the registry and is no stronger than they are (R8); every pack a case runs is itself valid;
+every diagnostic code, rejection code and SEMANTICS row is exercised; and the reference
+interpreter passes every case.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import reference
+from conformance._areas import AREAS
 from conformance._cases import Case, case_files, check_unique, load_case
 from conformance._contract import (
-    AREAS,
     COMPOSITION_ERROR_CODES,
     COMPOSITION_RULES,
     COMPOSITION_RUN_CODES,
@@ -21,6 +22,7 @@ from conformance._contract import (
     NEWER_ERROR_CODES,
     NEWER_WARNING_CODES,
     REJECTION_CODES,
+    REQUIREMENTS,
     RULES,
     RULES_COVERED_ELSEWHERE,
     START_REJECTION_CODES,
@@ -28,9 +30,9 @@ from conformance._contract import (
     WORKFLOW_WARNING_CODES,
 )
 from conformance._errors import CaseError
-from conformance._quotes import normative_quotes
 from conformance._reference_adapter import ReferenceAdapter
-from conformance._runner import Runner
+from conformance._runner import Runner, planned_checks
+from conformance._statements import Registry, load_registry
 
 
 def check_catalog(root: Path, *, coverage: bool = True) -> tuple[list[Case], list[str]]:
@@ -55,7 +57,12 @@ def check_catalog(root: Path, *, coverage: bool = True) -> tuple[list[Case], lis
     except CaseError as error:
         problems.append(str(error))
     problems.extend(_invalid_packs(cases))
-    problems.extend(_unquoted(cases))
+    try:
+        registry = load_registry(root)
+    except CaseError as error:
+        problems.append(str(error))
+    else:
+        problems.extend(citation_problems(cases, registry))
     if coverage:
         problems.extend(coverage_problems(cases))
     runner = Runner(ReferenceAdapter())
@@ -65,14 +72,42 @@ def check_catalog(root: Path, *, coverage: bool = True) -> tuple[list[Case], lis
     return cases, problems
 
 
-def _unquoted(cases: Sequence[Case]) -> list[str]:
-    """A MUST case quotes the RFC or schema text that requires it (SEMANTICS R1)."""
-    return [
-        f"{case.where('/spec')}: {case.id} is MUST but quotes no RFC or published schema: add "
-        "the requiring sentence as `quote:` to a spec entry, or re-level the case"
-        for case in cases
-        if case.requirement == "MUST" and not normative_quotes(case.spec)
-    ]
+def citation_problems(cases: Sequence[Case], registry: Registry) -> list[str]:
+    """Every check cites statements that exist, and none is stronger than what it cites (R8):
+    a case's requirement is at most the strongest requirement its statements give (for its
+    validity check, an RFC-named warning gives MUST: R10), and the kit's codes it names are
+    in the kit's vocabulary."""
+    problems = []
+    for case in cases:
+        for part in case.parts:
+            for check in planned_checks(case, part):
+                unknown = [i for i in check.statements if i not in registry]
+                if unknown:
+                    problems.append(
+                        f"{case.where('/statements')}: {case.id} [{part}] check {check.id!r} "
+                        f"cites {', '.join(unknown)}, which the statement registry does not "
+                        "hold: fix the id, or add the statement under statements/"
+                    )
+                    continue
+                if not check.statements:
+                    problems.append(
+                        f"{case.where('/statements')}: {case.id} [{part}] check {check.id!r} "
+                        "cites no statement: list the statements it rests on"
+                    )
+                    continue
+                given = registry.derived(check.statements, validity=check.id == "valid")
+                assert given is not None
+                if REQUIREMENTS.index(check.requirement) < REQUIREMENTS.index(given):
+                    cited = ", ".join(
+                        f"{i} ({registry.by_id[i].keyword})" for i in check.statements
+                    )
+                    problems.append(
+                        f"{case.where('/requirement')}: {case.id} [{part}] check {check.id!r} is "
+                        f"{check.requirement}, but what it cites gives at most {given}: "
+                        f"{cited}; cite the statement that requires it, or make the case "
+                        f"{given}"
+                    )
+    return problems
 
 
 def _invalid_packs(cases: Sequence[Case]) -> list[str]:

@@ -1,8 +1,9 @@
 """Checks: what a case part asserts, one thing at a time, each with its requirement.
 
-A case part yields checks tagged MUST, SHOULD or MAY (SEMANTICS section 0). Levels count MUST
-checks only; SHOULD and MAY findings are reported beside them and never dropped. A check's
-requirement is never stronger than its case's: a SHOULD case yields SHOULD and MAY checks.
+A case part yields checks tagged MUST, SHOULD or MAY (SEMANTICS section 0), each citing the
+statements it rests on (R8). Levels count MUST checks only; SHOULD and MAY findings are reported
+beside them and never dropped. A check's requirement is never stronger than its case's (a SHOULD
+case yields SHOULD and MAY checks) nor than the statements it cites.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class Check:
         detail: structured data about a failure, for reports: ``step`` (1-based),
             ``step_text``, ``line``, ``field``, ``expected``, ``actual``, ``path`` (the
             transitions taken so far), where known.
+        statements: the ids of the statements the check rests on (SEMANTICS R8): its
+            requirement is never stronger than theirs.
     """
 
     id: str
@@ -40,6 +43,7 @@ class Check:
     passed: bool
     message: str = ""
     detail: Mapping[str, Any] = field(default_factory=dict)
+    statements: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The check as JSON-able data."""
@@ -48,6 +52,8 @@ class Check:
             "requirement": self.requirement,
             "passed": self.passed,
         }
+        if self.statements:
+            data["statements"] = list(self.statements)
         if self.message:
             data["message"] = self.message
         if self.detail:
@@ -63,8 +69,9 @@ class Check:
             passed=bool(data["passed"]),
             message=str(data.get("message", "")),
             detail=dict(data.get("detail") or {}),
+            statements=tuple(data.get("statements", ())),
         )
 
     def failed_as(self, message: str) -> Check:
         """The same check, not passed, for a part that did not get to judge it."""
-        return Check(self.id, self.requirement, False, message)
+        return Check(self.id, self.requirement, False, message, statements=self.statements)

@@ -21,24 +21,32 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from conformance._adapter import Adapter
-from conformance._boundary import Guard, GuardedSession, PartTimeout, Reported
+from conformance._boundary import Guard, PartTimeout, Reported
 from conformance._cases import (
     PART_NAMES,
     Case,
     DiagnosticRef,
     Scenario,
-    Step,
     ValidationExpectation,
 )
 from conformance._checks import Check, weaker
-from conformance._contract import Requirement, code_requirement
+from conformance._contract import Requirement
 from conformance._errors import AdapterFault, AdapterGaveUp, PackRejected, Rejected, Unsupported
-from conformance._matchers import Mismatch, compare, missing
+from conformance._matchers import Mismatch, missing
+from conformance._statements import POINTER, code_requirement, code_statement
+from conformance._steps import (
+    OBSERVATIONS,
+    Context,
+    Observed,
+    Step,
+    compare_observations,
+    describe_rejection,
+)
 
 Outcome = Literal["passed", "skipped", "timeout", "errored", "flaky", "failed"]
 OUTCOMES: tuple[Outcome, ...] = ("passed", "skipped", "timeout", "errored", "flaky", "failed")
@@ -55,23 +63,6 @@ def _rank(outcome: str) -> int:
 
 
 DEFAULT_TIMEOUT = 10.0
-
-OBSERVATIONS = {
-    "state": "current_state",
-    "status": "status",
-    "terminal": "terminal",
-    "available_events": "available_events",
-    "prompt_task": "prompt_task",
-    "visit_counts": "visit_counts",
-    "history": "history",
-    "artifacts": "artifacts",
-    "artifact_history": "artifact_history",
-    "tool_calls": "tool_calls",
-    "turn": "turn",
-    "reply": "reply",
-    "prompt_variables": "prompt_variables",
-}
-"""Expectation key -> key of the runtime's observable session data."""
 
 
 @dataclass(frozen=True)
@@ -237,65 +228,72 @@ def _signature(result: PartResult) -> tuple[Any, ...]:
 
 
 def _judge_part(case: Case, part: str, guard: Guard) -> tuple[Check, ...]:
+    statements = case.statements_of(part)
     if part == "load":
-        return (_run_load(case, guard),)
+        return (_run_load(case, guard, statements),)
     if part == "validation":
         assert case.validation is not None
-        return tuple(judge_validation(case.validation, guard.validate(case.pack), case.requirement))
+        return tuple(
+            judge_validation(
+                case.validation, guard.validate(case.pack), case.requirement, statements
+            )
+        )
     scenario = next(s for s in case.scenarios if s.name == part)
-    try:
-        _run_scenario(case, scenario, guard)
-    except _Failure as failure:
-        return (Check("scenario", case.requirement, False, failure.message, failure.detail),)
-    return (Check("scenario", case.requirement, True),)
+    return _run_scenario(case, scenario, guard, statements)
 
 
 def planned_checks(case: Case, part: str) -> tuple[Check, ...]:
     """The checks a part yields, whatever the runtime does (all marked not passed)."""
+    statements = case.statements_of(part)
     if part == "load":
-        return (Check("load", case.requirement, False),)
+        return (Check("load", case.requirement, False, statements=statements),)
     if part == "validation" and case.validation is not None:
-        return tuple(judge_validation(case.validation, None, case.requirement))
-    return (Check("scenario", case.requirement, False),)
+        return tuple(judge_validation(case.validation, None, case.requirement, statements))
+    scenario = next(s for s in case.scenarios if s.name == part)
+    main = Check("scenario", case.requirement, False, statements=statements)
+    return (main, *(check.failed_as("") for check in _vocabulary_checks(case, scenario)))
 
 
 # -- load -------------------------------------------------------------------------------------
 
 
-def _run_load(case: Case, guard: Guard) -> Check:
+def _run_load(case: Case, guard: Guard, statements: tuple[str, ...]) -> Check:
     where = case.where("/load")
+
+    def check(passed: bool, message: str = "") -> Check:
+        return Check("load", case.requirement, passed, message, statements=statements)
+
     try:
         guard.load(case.pack)
     except PackRejected as rejection:
         if case.load:
-            return Check(
-                "load",
-                case.requirement,
-                False,
-                f"{where}: the runtime refused a pack it must load: {rejection.reason}",
+            return check(
+                False, f"{where}: the runtime refused a pack it must load: {rejection.reason}"
             )
-        return Check("load", case.requirement, True)
+        return check(True)
     if case.load is False:
-        return Check(
-            "load", case.requirement, False, f"{where}: the runtime loaded a pack it must refuse"
-        )
-    return Check("load", case.requirement, True)
+        return check(False, f"{where}: the runtime loaded a pack it must refuse")
+    return check(True)
 
 
-# -- validation (SEMANTICS R2, R3) ------------------------------------------------------------
+# -- validation (SEMANTICS R2, R3, R9, R10) ---------------------------------------------------
 
 
 def judge_validation(
-    expected: ValidationExpectation, reported: list[Reported] | None, requirement: Requirement
+    expected: ValidationExpectation,
+    reported: list[Reported] | None,
+    requirement: Requirement,
+    statements: tuple[str, ...] = (),
 ) -> list[Check]:
-    """The checks of a validation part (R2, R3), judged on the reported diagnostics.
+    """The checks of a validation part (R2, R3, R9, R10), judged on the reported diagnostics.
 
     - ``valid``: no error on a valid pack, an error on an invalid one, at the case's
-      requirement; extra errors on an invalid pack are fine;
-    - ``error CODE``: each expected error code is reported somewhere (SHOULD);
-    - ``warning CODE``: each expected warning is reported (SHOULD for the RFC-named warnings,
-      MAY for the kit's lints), ``absent CODE``: not reported, ``exact CODE``: as many as listed;
-    - ``... at PATH``: at the expected JSON pointer (MAY).
+      requirement, citing the case's statements; extra errors on an invalid pack are fine;
+    - ``error CODE``: each expected error code is reported somewhere, ``warning CODE``: each
+      expected warning, ``absent CODE``: not reported, ``exact CODE``: as many as listed; each
+      cites the code's entry in the kit's vocabulary, SHOULD where an RFC names the condition
+      in words and MAY for the kit's own (R9);
+    - ``... at PATH``: at the expected JSON pointer (MAY: no RFC says where).
 
     With ``reported`` ``None``, the checks are only planned: all of them not passed.
     """
@@ -306,32 +304,33 @@ def judge_validation(
     judged = reported is not None
     checks: list[Check] = []
 
-    def add(check_id: str, level: Requirement, ok: bool, message: str) -> None:
+    def add(
+        check_id: str, level: Requirement, ok: bool, message: str, cites: tuple[str, ...]
+    ) -> None:
         passed = judged and ok
         checks.append(
-            Check(check_id, weaker(requirement, level), passed, "" if passed else message)
+            Check(
+                check_id,
+                weaker(requirement, level),
+                passed,
+                "" if passed else message,
+                statements=cites,
+            )
         )
 
     if expected.valid:
-        add(
-            "valid",
-            requirement,
-            not errors,
-            "expected the pack valid, but errors were reported" + found,
-        )
+        message = "expected the pack valid, but errors were reported"
+        add("valid", requirement, not errors, message + found, statements)
     else:
-        add(
-            "valid",
-            requirement,
-            bool(errors),
-            "expected the pack invalid, but no error was reported" + found,
-        )
+        message = "expected the pack invalid, but no error was reported"
+        add("valid", requirement, bool(errors), message + found, statements)
 
     for kind, refs in (("error", expected.errors), ("warning", expected.warnings)):
         # A warning reported as an error still names the code; `valid` judges the severity.
         pool = errors if kind == "error" else [(c, p) for _, c, p in got]
         seen: set[tuple[str, ...]] = set()
         for ref in refs:
+            cites = tuple(code_statement(code) for code in ref.codes)
             if ref.codes not in seen:
                 seen.add(ref.codes)
                 add(
@@ -339,6 +338,7 @@ def judge_validation(
                     _weakest(ref.codes),
                     any(c in ref.codes for c, _ in pool),
                     f"expected {kind} {ref.code}, not reported" + found,
+                    cites,
                 )
             if ref.path is not None:
                 add(
@@ -346,6 +346,7 @@ def judge_validation(
                     "MAY",
                     _at(ref, pool),
                     f"expected {kind} {ref.code} at {ref.path or '/'}" + found,
+                    (POINTER,),
                 )
     for code in expected.absent:
         add(
@@ -353,6 +354,7 @@ def judge_validation(
             code_requirement(code),
             not any(c == code for _, c, _ in got),
             f"{code} was reported but must not be" + found,
+            (code_statement(code),),
         )
     for code in expected.exact:
         listed = sum(1 for ref in expected.warnings + expected.errors if code in ref.codes)
@@ -362,13 +364,14 @@ def judge_validation(
             code_requirement(code),
             count == listed,
             f"expected exactly {listed} {code}, got {count}" + found,
+            (code_statement(code),),
         )
     return checks
 
 
 def _weakest(codes: tuple[str, ...]) -> Requirement:
     """Any of several codes will do: the check weighs what the weakest of them weighs."""
-    return "MAY" if any(code_requirement(code) == "MAY" for code in codes) else "SHOULD"
+    return max((code_requirement(code) for code in codes), key=("MUST", "SHOULD", "MAY").index)
 
 
 def _at(ref: DiagnosticRef, pool: list[tuple[str, str | None]]) -> bool:
@@ -378,41 +381,101 @@ def _at(ref: DiagnosticRef, pool: list[tuple[str, str | None]]) -> bool:
 # -- scenarios --------------------------------------------------------------------------------
 
 
-class _Script:
-    """One scenario as it runs: where it is, and the path taken so far."""
+START = 0
+"""The step number of a scenario's start (steps count from 1)."""
 
-    def __init__(self, case: Case, scenario: Scenario) -> None:
+
+def _vocabulary_checks(case: Case, scenario: Scenario) -> list[Check]:
+    """The planned checks of the kit's codes in a scenario (R9): one for a refused start, one
+    per step whose expectation names codes; each weighs what its codes weigh, never more than
+    the case. Their ids carry the step number, so two runs compare check by check."""
+    planned = []
+    if scenario.start_rejection:
+        planned.append(_vocabulary_check(case, START, scenario.start_rejection))
+    for number, step in enumerate(scenario.steps, start=1):
+        codes = step.expectation.codes
+        if codes:
+            planned.append(_vocabulary_check(case, number, codes))
+    return planned
+
+
+def _vocabulary_check(case: Case, number: int, codes: tuple[str, ...]) -> Check:
+    where = "start" if number == START else f"step {number}"
+    return Check(
+        f"{where} code",
+        weaker(case.requirement, _weakest(codes)),
+        True,
+        statements=tuple(code_statement(code) for code in codes),
+    )
+
+
+class _Script:
+    """One scenario as it runs: where it is, the path taken so far, the checks judged."""
+
+    def __init__(self, case: Case, scenario: Scenario, statements: tuple[str, ...]) -> None:
         self.case = case
         self.scenario = scenario
+        self.statements = statements
         self.taken: list[dict[str, Any]] = []
         self.start_state: str | None = None
+        self.vocabulary = {c.id: c for c in _vocabulary_checks(case, scenario)}
+        self.judged: dict[str, Check] = {}
+
+    def judge_vocabulary(self, number: int, passed: bool, message: str) -> None:
+        planned = self.vocabulary[f"{'start' if number == START else f'step {number}'} code"]
+        if not passed:
+            message = self.place(message, number)
+        self.judged[planned.id] = replace(planned, passed=passed, message=message)
+
+    def checks(self, failure: _Failure | None) -> tuple[Check, ...]:
+        """The scenario's checks: the main one, then each code check, judged or not reached."""
+        main = Check(
+            "scenario",
+            self.case.requirement,
+            failure is None,
+            failure.message if failure else "",
+            failure.detail if failure else {},
+            statements=self.statements,
+        )
+        stopped = "not reached: " + (failure.message if failure else "")
+        vocabulary = (
+            self.judged.get(check_id) or planned.failed_as(stopped)
+            for check_id, planned in self.vocabulary.items()
+        )
+        return (main, *vocabulary)
+
+    def place(self, message: str, step: int | None) -> str:
+        case, scenario = self.case, self.scenario
+        pointer = scenario.pointer
+        if step is not None and step != START:
+            steps = scenario.steps
+            pointer = steps[step - 1].pointer if step <= len(steps) else scenario.pointer + "/final"
+        label = f"scenario {scenario.name!r}"
+        if step is not None and START < step <= len(scenario.steps):
+            label += f", step {step} ({scenario.steps[step - 1].describe()})"
+        return f"{case.where(pointer)}: {label}: {message}"
 
     def fail(
         self, message: str, step: int | None = None, mismatch: Mismatch | None = None
     ) -> _Failure:
-        case, scenario = self.case, self.scenario
+        scenario = self.scenario
         detail: dict[str, Any] = {"path": list(self.taken)}
         if self.start_state is not None:
             detail["start"] = self.start_state
-        if step is not None:
+        pointer = scenario.pointer
+        if step is not None and step != START:
             steps = scenario.steps
             pointer = steps[step - 1].pointer if step <= len(steps) else scenario.pointer + "/final"
             detail["step"] = step
             detail["step_text"] = steps[step - 1].describe() if step <= len(steps) else "final"
-        else:
-            pointer = scenario.pointer
-        where = case.where(pointer)
-        line = _line(case, pointer)
+        line = _line(self.case, pointer)
         if line is not None:
             detail["line"] = line
         if mismatch is not None:
             detail["field"] = mismatch.path
             detail["expected"] = mismatch.expected
             detail["actual"] = None if mismatch.actual is missing() else mismatch.actual
-        label = f"scenario {scenario.name!r}"
-        if step is not None and step <= len(scenario.steps):
-            label += f", step {step} ({scenario.steps[step - 1].describe()})"
-        return _Failure(f"{where}: {label}: {message}", detail)
+        return _Failure(self.place(message, step), detail)
 
 
 def _line(case: Case, pointer: str) -> int | None:
@@ -421,28 +484,33 @@ def _line(case: Case, pointer: str) -> int | None:
     return case.document.locate(pointer).line
 
 
-def _run_scenario(case: Case, scenario: Scenario, guard: Guard) -> None:
-    script = _Script(case, scenario)
-    session: GuardedSession | None = None
-    if scenario.needs_session:
-        session = _start(script, guard)
-        if session is None:
-            return  # refused to start, as the case expects
+def _run_scenario(
+    case: Case, scenario: Scenario, guard: Guard, statements: tuple[str, ...]
+) -> tuple[Check, ...]:
+    script = _Script(case, scenario, statements)
+    context = Context(guard, case.pack, None)
     try:
+        if scenario.needs_session and not _start(script, guard, context):
+            return script.checks(None)  # refused to start, as the case expects
         for number, step in enumerate(scenario.steps, start=1):
-            session = _run_step(script, number, step, session, guard)
+            _run_step(script, number, step, context)
         if scenario.final is not None:
-            assert session is not None
-            mismatch = _compare_observations(scenario.final, session.state())
+            mismatch = compare_observations(scenario.final, context.live().state())
             if mismatch:
                 raise script.fail(f"final: {mismatch}", len(scenario.steps) + 1, mismatch)
+    except _Failure as failure:
+        return script.checks(failure)
     finally:
-        if session is not None:
-            session.close()
+        if context.session is not None:
+            context.session.close()
+    return script.checks(None)
 
 
-def _start(script: _Script, guard: Guard) -> GuardedSession | None:
-    """Start the scenario's session; ``None`` when it is refused as the case expects."""
+def _start(script: _Script, guard: Guard, context: Context) -> bool:
+    """Start the scenario's session; ``False`` when it is refused as the case expects.
+
+    A refusal is judged in two checks (R9): that the start was refused (the scenario's), and
+    with which code (a code check of its own, never stronger than the code's statement)."""
     scenario = script.scenario
     wanted = scenario.start_rejection
     how = (
@@ -454,164 +522,61 @@ def _start(script: _Script, guard: Guard) -> GuardedSession | None:
     )
     script.start_state = scenario.start_state
     try:
-        session = guard.start(
+        context.session = guard.start(
             script.case.pack, state=scenario.start_state, agent=scenario.start_agent
         )
     except Rejected as rejection:
-        if wanted is not None and rejection.code in wanted:
-            return None
-        expected = (
-            f"expected a refusal with {' or '.join(wanted)}" if wanted else "expected it to start"
-        )
-        raise script.fail(
-            f"the session refused to start {how} with {_describe(rejection)}, {expected}"
-        ) from None
-    if wanted is not None:
-        session.close()
-        raise script.fail(
-            f"the session started {how}, expected a refusal with {' or '.join(wanted)}"
-        )
-    return session
-
-
-def _run_step(
-    script: _Script, number: int, step: Step, session: GuardedSession | None, guard: Guard
-) -> GuardedSession | None:
-    case = script.case
-    args = step.arguments
-    transition: Mapping[str, Any] | None = None
-    composition: Mapping[str, Any] | None = None
-    rejection: Rejected | None = None
-    try:
-        if step.kind == "run_composition":
-            composition = guard.run_composition(
-                case.pack, args["name"], args["input"], args["mocks"]
+        if wanted:
+            right = rejection.code in wanted
+            script.judge_vocabulary(
+                START,
+                right,
+                ""
+                if right
+                else f"refused {how} with {describe_rejection(rejection)}, "
+                f"expected {' or '.join(wanted)}",
             )
-        else:
-            assert session is not None
-            if step.kind == "event":
-                transition = session.send(args["event"], args["source"])
-            elif step.kind == "set_artifact":
-                session.set_artifact(args["name"], args["value"])
-            elif step.kind == "tool_calls":
-                session.record_tool_calls(args["count"])
-            elif step.kind == "advance_clock":
-                session.advance_clock(args["seconds"])
-            elif step.kind == "run_state":
-                composition = session.run_state(args["input"], args["mocks"])
-            elif step.kind == "agent_text":
-                session.agent_text(args["text"])
-            elif step.kind == "user_turn":
-                session.user_turn()
-            else:
-                restored = guard.restore(case.pack, session.snapshot())
-                session.close()
-                session = restored
+            return False
+        raise script.fail(
+            f"the session refused to start {how} with {describe_rejection(rejection)}, "
+            "expected it to start",
+            START,
+        ) from None
+    if wanted:
+        raise script.fail(
+            f"the session started {how}, expected a refusal with {' or '.join(wanted)}", START
+        )
+    return True
+
+
+def _run_step(script: _Script, number: int, step: Step, context: Context) -> None:
+    """Do one step and judge it: what happened at the case's requirement, and the kit's codes
+    it names in a code check of their own (R9)."""
+    try:
+        observed = step.perform(context)
     except Rejected as refused:
-        rejection = refused
+        observed = Observed(rejection=refused)
+    observed.session = context.session
+    transition = observed.transition
     if transition is not None:
         script.taken.append(
             {k: transition.get(k) for k in ("from", "to", "event") if k in transition}
         )
-    observed = _Observed(rejection, transition, composition, session)
-    expect = step.expect or {}
-    alternatives = expect.get("any_of")
-    if alternatives is None:
-        miss = _miss(expect, observed)
-        if miss is not None:
-            raise script.fail(miss[0], number, miss[1])
-        return session
-    misses = [_miss(alternative, observed) for alternative in alternatives]
-    if all(miss is not None for miss in misses):
-        shown = "; ".join(f"({i}) {miss[0]}" for i, miss in enumerate(misses, 1) if miss)
-        raise script.fail(f"matches none of the {len(misses)} allowed results: {shown}", number)
-    return session
+    expectation = step.expectation
+    miss = expectation.check(observed, vocabulary=False)
+    if miss is not None:
+        raise script.fail(miss.message, number, miss.mismatch)
+    if expectation.codes:
+        exact = expectation.check(observed, vocabulary=True)
+        script.judge_vocabulary(number, exact is None, exact.message if exact else "")
 
 
-class _Observed:
-    """What one step did: refused or not, its transition or composition result, and the session
-    (whose data is read once, when an expectation first asks for it)."""
-
-    def __init__(
-        self,
-        rejection: Rejected | None,
-        transition: Mapping[str, Any] | None,
-        composition: Mapping[str, Any] | None,
-        session: GuardedSession | None,
-    ) -> None:
-        self.rejection = rejection
-        self.transition = transition
-        self.composition = composition
-        self.session = session
-        self._state: Mapping[str, Any] | None = None
-
-    def state(self) -> Mapping[str, Any] | None:
-        if self._state is None and self.session is not None:
-            self._state = self.session.state()
-        return self._state
-
-
-def _miss(expect: Mapping[str, Any], observed: _Observed) -> tuple[str, Mismatch | None] | None:
-    """How a step's result misses one expectation (``None``: it matches)."""
-    wanted = expect.get("rejection")
-    rejection, transition = observed.rejection, observed.transition
-    if rejection is not None:
-        if wanted is None:
-            return f"rejected with {_describe(rejection)}, expected acceptance", None
-        codes, limit = _wanted_codes(wanted)
-        if rejection.code not in codes or (limit is not None and rejection.limit != limit):
-            return (
-                f"expected rejection {_describe_wanted(wanted)}, got {_describe(rejection)}",
-                None,
-            )
-    elif wanted is not None:
-        shown = f" ({transition.get('from')} -> {transition.get('to')})" if transition else ""
-        return f"accepted{shown}, expected rejection {_describe_wanted(wanted)}", None
-    if "transition" in expect:
-        seen = {"redirected": False, **(transition or {})}
-        mismatch = compare({"$subset": expect["transition"]}, seen, "transition")
-        if mismatch:
-            return str(mismatch), mismatch
-    if "composition" in expect:
-        mismatch = compare(expect["composition"], observed.composition or missing(), "composition")
-        if mismatch:
-            return str(mismatch), mismatch
-    if any(key in expect for key in OBSERVATIONS):
-        state = observed.state()
-        if state is None:
-            return "the case checks session data, but no session runs", None
-        wanted_state = {k: v for k, v in expect.items() if k in OBSERVATIONS}
-        mismatch = _compare_observations(wanted_state, state)
-        if mismatch:
-            return str(mismatch), mismatch
-    return None
-
-
-def _wanted_codes(wanted: Any) -> tuple[tuple[str, ...], str | None]:
-    """The rejection codes any of which is right, and the limit if the case names one."""
-    if isinstance(wanted, Mapping):
-        code, limit = wanted["code"], wanted.get("limit")
-    else:
-        code, limit = wanted, None
-    return ((code,) if isinstance(code, str) else tuple(code)), limit
-
-
-def _compare_observations(expected: Mapping[str, Any], state: Mapping[str, Any]) -> Mismatch | None:
-    for key, value in expected.items():
-        observed_key = OBSERVATIONS[key]
-        mismatch = compare(value, state.get(observed_key, missing()), key)
-        if mismatch:
-            return mismatch
-    return None
-
-
-def _describe(rejection: Rejected) -> str:
-    return rejection.code + (f" ({rejection.limit})" if rejection.limit else "")
-
-
-def _describe_wanted(wanted: Any) -> str:
-    codes, limit = _wanted_codes(wanted)
-    return " or ".join(codes) + (f" ({limit})" if limit else "")
-
-
-__all__ = ["PART_NAMES", "CaseResult", "Outcome", "PartResult", "Runner", "judge_validation"]
+__all__ = [
+    "OBSERVATIONS",
+    "PART_NAMES",
+    "CaseResult",
+    "Outcome",
+    "PartResult",
+    "Runner",
+    "judge_validation",
+]

@@ -12,6 +12,7 @@ from conformance._catalog_check import check_catalog
 from conformance._cli.common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_error
 from conformance._cli.run import add_selection_options, selection
 from conformance._resources import catalog_root
+from conformance._statements import Registry
 from conformance._tables import render_table
 
 
@@ -35,7 +36,16 @@ def add_cases_parser(commands: Any) -> None:
         action="append",
         default=[],
         metavar="TEXT",
-        help="cases citing a source or section containing TEXT ('RFC 0009', 'WorkflowBudget')",
+        help="cases citing a statement whose source or section contains TEXT ('RFC 0009', "
+        "'WorkflowBudget'); repeatable",
+    )
+    listing.add_argument(
+        "--statement",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="cases citing this statement id, or an id starting with it followed by a dot "
+        "(RFC0014.rule-4 takes RFC0014.rule-4.1 too); repeatable",
     )
     listing.add_argument("--format", choices=("text", "json"), default="text")
     listing.set_defaults(handler=_list)
@@ -64,7 +74,8 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
         case
         for case in catalog.select(selection(args))
         if (not args.rule or any(rule in case.rules for rule in args.rule))
-        and (not args.spec or any(_cites(case, text) for text in args.spec))
+        and (not args.spec or any(_cites(case, text, catalog.registry) for text in args.spec))
+        and (not args.statement or any(_cites_id(case, i) for i in args.statement))
     ]
     if args.format == "json":
         print(json.dumps([_listing(case) for case in chosen], indent=2), file=out)
@@ -79,12 +90,25 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _cites(case: Case, text: str) -> bool:
+def cited(case: Case) -> list[str]:
+    """Every statement id the case's checks rest on (its own, then its scenarios'), once."""
+    ids = dict.fromkeys(case.statements)
+    for scenario in case.scenarios:
+        ids.update(dict.fromkeys(scenario.statements))
+    return list(ids)
+
+
+def _cites(case: Case, text: str, registry: Registry) -> bool:
     wanted = text.casefold()
     return any(
-        wanted in f"{entry.get('source', '')} {entry.get('section', '')}".casefold()
-        for entry in case.spec
+        wanted in f"{s.source} {s.section}".casefold()
+        for i in cited(case)
+        if (s := registry.get(i)) is not None
     )
+
+
+def _cites_id(case: Case, wanted: str) -> bool:
+    return any(i == wanted or i.startswith(wanted + ".") for i in cited(case))
 
 
 def _listing(case: Case) -> dict[str, object]:
@@ -95,7 +119,7 @@ def _listing(case: Case) -> dict[str, object]:
         "requirement": case.requirement,
         "spec_versions": list(case.spec_versions),
         "rules": list(case.rules),
-        "spec": [dict(entry) for entry in case.spec],
+        "statements": cited(case),
         "description": case.description,
         "file": case.source,
         "parts": case.parts,
@@ -112,6 +136,18 @@ def _show(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_UNUSABLE
     print(f"# {case.file}", file=out)
     print(case.file.read_text(encoding="utf-8"), end="", file=out)
+    print("# the statements its checks cite:", file=out)
+    for statement_id in cited(case):
+        statement = catalog.registry.get(statement_id)
+        if statement is None:
+            print(f"#   {statement_id}: not in the statement registry", file=out)
+            continue
+        print(
+            f"#   {statement_id} ({statement.source}, {statement.section}; "
+            f"{statement.keyword}: {statement.requirement()}):",
+            file=out,
+        )
+        print(f"#     {' '.join(statement.quote.split())}", file=out)
     return EXIT_OK
 
 

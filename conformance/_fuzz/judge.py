@@ -92,7 +92,7 @@ def as_case(expected: Expected) -> Case:
         area=expected.area,
         level=2,
         requirement="MUST",
-        spec=(),
+        statements=(),  # in memory only: the exported case cites its rule case's statements
         spec_versions=(),
         rules=(),
         pack=PackInput(text, "json", pack, SOURCE),

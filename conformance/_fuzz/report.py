@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from conformance._areas import BY_NAME
 from conformance._cases import Case, load_case, load_catalog
-from conformance._contract import AREA_RFC
 from conformance._errors import CaseError
 from conformance._fuzz.judge import FuzzFinding, case_body
 from conformance._resources import catalog_root
+from conformance._spec_versions import KNOWN, applies, parse_version
+from conformance._statements import builtin
 
 if TYPE_CHECKING:
     from conformance._fuzz.engine import FuzzResult
@@ -49,11 +51,11 @@ def rule_case(case_id: str) -> Case:
 
 
 def quote(case: Case) -> str:
-    """The first RFC or schema quote of a case, on one line."""
-    for entry in case.spec:
-        if entry.get("quote"):
-            return " ".join(str(entry["quote"]).split())
-    return ""
+    """The quote of the first statement a case cites that requires something, on one line."""
+    registry = builtin()
+    cited = [s for i in case.statements if (s := registry.get(i)) is not None]
+    binding = [s for s in cited if s.requirement() != "MAY"] or cited
+    return " ".join(binding[0].quote.split()) if binding else ""
 
 
 def case_document(finding: FuzzFinding, adapter: str, seed: int) -> dict[str, Any]:
@@ -76,7 +78,7 @@ def case_document(finding: FuzzFinding, adapter: str, seed: int) -> dict[str, An
         "area": expected.area,
         "level": rule.level,
         "requirement": "MUST",
-        "spec": [dict(entry) for entry in rule.spec],
+        "statements": list(rule.statements),
         "spec_versions": list(_spec_versions(expected.area, rule.spec_versions)),
         "rules": list(rule.rules),
         "notes": notes,
@@ -84,14 +86,12 @@ def case_document(finding: FuzzFinding, adapter: str, seed: int) -> dict[str, An
     }
 
 
-AREA_SPEC_VERSIONS = {"control": ">=1.7", "state-agents": ">=1.4.1"}
-"""The spec versions that know an area's fields (RFC 0014 ``control`` from 1.7, RFC 0011
-``AgentDef.state`` from 1.4.1): its examples' packs carry them, whatever rule they break."""
-
-
 def _spec_versions(area: str, versions: tuple[str, ...]) -> tuple[str, ...]:
-    newest = AREA_SPEC_VERSIONS.get(area)
-    return versions if newest is None else (newest,)
+    """The spec versions of an exported case: its rule's, but never before its area's fields
+    existed (an example's pack carries them, whatever rule it breaks)."""
+    since = parse_version(BY_NAME[area].since)
+    earlier = any(applies(versions, v) for v in KNOWN if parse_version(v) < since)
+    return (f">={BY_NAME[area].since}",) if earlier else versions
 
 
 def _where(finding: FuzzFinding) -> str:
@@ -210,7 +210,7 @@ def render_finding(finding: FuzzFinding, *, found_after: int, shrink_runs: int) 
         width = max(len(describe_step(s)) for s in expected.steps)
         for number, step in enumerate(expected.steps, start=1):
             lines.append(f"    {number}. {describe_step(step):<{width}}  {_did(step['expect'])}")
-    rfc = AREA_RFC.get(expected.area, "the RFC")
+    rfc = BY_NAME[expected.area].rfc if expected.area in BY_NAME else "the RFC"
     if finding.part == "validation":
         lines.append("  validation:")
         verdict = "valid" if expected.valid else "invalid"

@@ -171,8 +171,7 @@ description: A case whose pack lives in a pack file
 area: workflow
 level: 0
 requirement: MUST
-spec:
-  - {source: SEMANTICS, section: "kit tests"}
+statements: [RFC0005.def.WorkflowState.on_event.2]
 spec_versions: ["1.5"]
 rules: [L1]
 pack_file: PACK_FILE
@@ -266,12 +265,10 @@ def test_a_case_file_is_a_mapping(tmp_path: Path, text: str) -> None:
 
 @pytest.mark.parametrize(
     "field",
-    ["id", "description", "area", "level", "requirement", "spec", "spec_versions", "rules"],
+    ["id", "description", "area", "level", "requirement", "statements", "spec_versions", "rules"],
 )
 def test_a_missing_field_is_named(tmp_path: Path, case_text: CaseText, field: str) -> None:
     lines = [line for line in case_text().splitlines() if not line.startswith(f"{field}:")]
-    if field in ("spec",):
-        lines = [line for line in lines if not line.startswith("  - {source")]
     path = tmp_path / "missing.yaml"
     path.write_text("\n".join(lines) + "\n", "utf-8")
     error = load_error(path)

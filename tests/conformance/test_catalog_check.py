@@ -1,4 +1,4 @@
-"""``ppconf cases check`` refuses a MUST case that quotes no RFC (SEMANTICS R1)."""
+"""``ppconf cases check`` refuses a check stronger than the statements it cites (SEMANTICS R8)."""
 
 from __future__ import annotations
 
@@ -7,25 +7,80 @@ from pathlib import Path
 
 from conformance._catalog_check import check_catalog
 
-QUOTED = """\
-  - source: RFC 0005
-    section: "Validation Rules"
-    quote: "Every state referenced in on_event must exist in states"
-"""
+WriteCatalog = Callable[[Mapping[str, str]], Path]
+CaseText = Callable[..., str]
+
+EXAMPLE = "RFC0005.example-1.1"
+"""An example's line: it never requires anything (R8)."""
 
 
-def test_a_must_case_without_a_quote_is_refused(
-    write_catalog: Callable[[Mapping[str, str]], Path], case_text: Callable[..., str]
+def problems_of(root: Path) -> list[str]:
+    _, problems = check_catalog(root, coverage=False)
+    return problems
+
+
+def test_a_must_case_citing_only_an_example_is_refused(
+    write_catalog: WriteCatalog, case_text: CaseText
 ) -> None:
-    bare = case_text("workflow.t.bare")
-    should = case_text("workflow.t.advice", requirement="SHOULD")
-    quoted = case_text("workflow.t.quoted").replace(
-        '  - {source: SEMANTICS, section: "kit tests"}\n', QUOTED
+    root = write_catalog(
+        {
+            "workflow/example.yaml": case_text("workflow.t.example", statement=EXAMPLE),
+            "workflow/may.yaml": case_text("workflow.t.may", requirement="MAY", statement=EXAMPLE),
+            "workflow/bound.yaml": case_text("workflow.t.bound"),
+        }
+    )
+    found = problems_of(root)
+    assert len(found) == 1, found
+    assert found[0].startswith("workflow/example.yaml:5: workflow.t.example [submit]")
+    assert "is MUST, but what it cites gives at most MAY" in found[0]
+    assert f"{EXAMPLE} (example)" in found[0]
+
+
+def test_a_should_statement_does_not_carry_a_must_case(
+    write_catalog: WriteCatalog, case_text: CaseText
+) -> None:
+    should = "RFC0009.rule-1.1"  # "If terminal is true, on_event should be empty or omitted."
+    root = write_catalog(
+        {
+            "workflow/a.yaml": case_text("workflow.t.a", statement=should),
+            "workflow/b.yaml": case_text("workflow.t.b", requirement="SHOULD", statement=should),
+        }
+    )
+    found = problems_of(root)
+    assert [p.split(" [")[0] for p in found] == ["workflow/a.yaml:5: workflow.t.a"]
+    assert "gives at most SHOULD" in found[0]
+
+
+def test_an_unknown_statement_is_refused(write_catalog: WriteCatalog, case_text: CaseText) -> None:
+    root = write_catalog({"workflow/a.yaml": case_text("workflow.t.a", statement="RFC0005.nope")})
+    found = problems_of(root)
+    assert len(found) == 1
+    assert "cites RFC0005.nope, which the statement registry does not hold" in found[0]
+
+
+def test_a_catalog_may_bring_its_own_statements(
+    write_catalog: WriteCatalog, case_text: CaseText
+) -> None:
+    draft = (
+        "source: RFC 0005\ntitle: a revision\nrevision: a draft\nstatements:\n"
+        "  - {id: RFC0005.draft-rule, section: Validation Rules, keyword: MUST, quote: a rule}\n"
     )
     root = write_catalog(
-        {"workflow/bare.yaml": bare, "workflow/advice.yaml": should, "workflow/q.yaml": quoted}
+        {
+            "statements/draft.yaml": draft,
+            "workflow/a.yaml": case_text("workflow.t.a", statement="RFC0005.draft-rule"),
+        }
     )
-    _, problems = check_catalog(root, coverage=False)
-    unquoted = [p for p in problems if "quotes no RFC" in p]
-    assert len(unquoted) == 1
-    assert unquoted[0].startswith("workflow/bare.yaml:7: workflow.t.bare is MUST")
+    assert problems_of(root) == []
+
+
+def test_a_warning_keeps_a_pack_valid_at_must(
+    write_catalog: WriteCatalog, case_text: CaseText
+) -> None:
+    warning = "RFC0009.rule-1.2"  # "Validators should warn if a terminal state declares ..."
+    body = "validation:\n  valid: true\n  warnings: [{code: terminal-with-transitions}]\n"
+    root = write_catalog(
+        {"workflow/a.yaml": case_text("workflow.t.a", level=1, body=body, statement=warning)}
+    )
+    # The validity check is MUST (R10), the warning's own check SHOULD: both what it cites gives.
+    assert problems_of(root) == []

@@ -460,8 +460,7 @@ def test_a_partial_selection_says_so_and_is_silent_on_areas_it_did_not_run() -> 
         ("1.8", ["workflow", "loops", "compositions", "control", "state-agents", "extensions"]),
         (
             "1.9",
-            ["workflow", "loops", "compositions", "control", "state-agents", "extensions"]
-            + ["providers"],
+            list(AREAS),
         ),
     ],
 )

@@ -9,6 +9,7 @@ from typing import Any
 
 import fakes
 import pytest
+from conftest import BINDING
 
 from conformance import (
     Case,
@@ -296,7 +297,7 @@ def test_passed(make_case: Callable[..., Case]) -> None:
     assert result.parts[0].part == "submit"
     assert (result.outcome, result.passed, result.failures()) == ("passed", True, [])
     assert result.duration >= 0
-    assert result.parts[0].checks == (Check("scenario", "MUST", True),)
+    assert result.parts[0].checks == (Check("scenario", "MUST", True, statements=(BINDING,)),)
 
 
 class Crashes(Delegate):
@@ -470,7 +471,7 @@ def test_an_unexpected_acceptance(make_case: Callable[..., Case]) -> None:
     part = only_part(Runner(AcceptsEverything()).run(case))
     assert part.message == (
         f"workflow/case.yaml:{line_of(case, '- event: Nope')}: scenario 'steps', step 1 "
-        "(event Nope): accepted (draft -> limbo), expected rejection unknown-event"
+        "(event Nope): accepted (draft -> limbo), expected a rejection (unknown-event)"
     )
 
 
@@ -491,13 +492,30 @@ class RejectsWith(Delegate):
         return Session(super().start(pack))
 
 
-def test_a_wrong_rejection_code(make_case: Callable[..., Case]) -> None:
+def code_check(part: PartResult, check_id: str | None = None) -> Check:
+    """The part's one check of the kit's codes (or the one named ``check_id``)."""
+    (check,) = [
+        c for c in part.checks if c.id == check_id or (check_id is None and c.id.endswith(" code"))
+    ]
+    return check
+
+
+def test_a_wrong_rejection_code_is_a_finding_not_a_failure(make_case: Callable[..., Case]) -> None:
+    # R9: the event must be rejected (MUST); the kit's code for it is its vocabulary (MAY here:
+    # no RFC names the condition of unknown-event in words).
     case = make_case(body=STEPS_BODY)
     part = only_part(Runner(RejectsWith("terminal-state")).run(case))
-    assert part.message.endswith(
+    assert part.outcome == "passed"
+    check = code_check(part, "step 1 code")
+    assert (check.requirement, check.passed) == ("MAY", False)
+    assert check.statements == ("kit.code.unknown-event",)
+    assert check.message.endswith(
         "scenario 'steps', step 1 (event Nope): "
         "expected rejection unknown-event, got terminal-state"
     )
+    assert code_check(part, "step 3 code").passed
+    right = only_part(Runner(ReferenceAdapter()).run(case))
+    assert code_check(right, "step 1 code").passed
 
 
 LIMIT_BODY = """\
@@ -510,26 +528,25 @@ scenarios:
 
 
 @pytest.mark.parametrize(
-    ("code", "limit", "outcome", "shown"),
+    ("code", "limit", "shown"),
     [
-        ("budget-exhausted", "max_tool_calls", "passed", ""),
-        (
-            "budget-exhausted",
-            "max_total_visits",
-            "failed",
-            "got budget-exhausted (max_total_visits)",
-        ),
-        ("budget-exhausted", None, "failed", "got budget-exhausted"),
-        ("unknown-event", None, "failed", "got unknown-event"),
+        ("budget-exhausted", "max_tool_calls", ""),
+        ("budget-exhausted", "max_total_visits", "got budget-exhausted (max_total_visits)"),
+        ("budget-exhausted", None, "got budget-exhausted"),
+        ("unknown-event", None, "got unknown-event"),
     ],
 )
 def test_a_rejection_limit_is_compared_when_the_case_names_it(
-    make_case: Callable[..., Case], code: str, limit: str | None, outcome: str, shown: str
+    make_case: Callable[..., Case], code: str, limit: str | None, shown: str
 ) -> None:
     part = only_part(Runner(RejectsWith(code, limit)).run(make_case(body=LIMIT_BODY)))
-    assert part.outcome == outcome
+    assert part.outcome == "passed"  # rejected, as the case requires
+    check = code_check(part)
+    # RFC 0009 names the budget-exhausted condition in words: its code weighs SHOULD.
+    assert check.requirement == "SHOULD"
+    assert check.passed == (not shown)
     if shown:
-        assert part.message.endswith(
+        assert check.message.endswith(
             f"expected rejection budget-exhausted (max_tool_calls), {shown}"
         )
 
@@ -613,9 +630,11 @@ def test_a_refusal_to_start(make_case: Callable[..., Case]) -> None:
 
 def test_a_refusal_to_start_with_the_wrong_code_shows_both(make_case: Callable[..., Case]) -> None:
     part = only_part(Runner(RefusesToStart("unknown-event")).run(make_case(body=START_BODY)))
-    assert part.outcome == "failed"
-    assert "workflow-version-unsupported" in part.message
-    assert "unknown-event" in part.message
+    assert part.outcome == "passed"  # refused, as the case requires (R9)
+    check = code_check(part)
+    assert (check.id, check.passed) == ("start code", False)
+    assert "workflow-version-unsupported" in check.message
+    assert "unknown-event" in check.message
 
 
 class PartialTransition(Delegate):
@@ -632,7 +651,7 @@ def test_an_incomplete_transition_is_a_failure_not_an_adapter_error(
 ) -> None:
     part = only_part(Runner(PartialTransition()).run(make_case(body=STEPS_BODY)))
     assert part.outcome == "failed"
-    assert "expected rejection unknown-event" in part.message
+    assert "expected a rejection (unknown-event)" in part.message
 
 
 def test_an_incomplete_transition_fails_a_transition_expectation(
@@ -894,7 +913,7 @@ def test_a_start_that_returns_nothing_is_an_adapter_fault_not_a_refusal(
     part = only_part(Runner(StartsNothing()).run(make_case(body=START_BODY)))
     assert part.outcome == "errored"
     assert "start() returned None, not a session" in part.message
-    assert [c.passed for c in part.checks] == [False]
+    assert [(c.id, c.passed) for c in part.checks] == [("scenario", False), ("start code", False)]
 
 
 class NoTarget(Delegate):
@@ -943,7 +962,7 @@ def test_a_kit_error_is_called_a_kit_error(
     def broken(*args: Any) -> Any:
         raise AssertionError("a kit bug")
 
-    monkeypatch.setattr("conformance._runner._compare_observations", broken)
+    monkeypatch.setattr("conformance._runner.compare_observations", broken)
     part = only_part(Runner(ReferenceAdapter()).run(make_case(body=STEPS_BODY)))
     assert part.outcome == "errored"
     assert part.message.startswith("kit error: AssertionError: a kit bug at ")
@@ -1014,10 +1033,13 @@ class RefusesEverything(Delegate):
 
 def test_any_of_takes_any_listed_result(make_case: Callable[..., Case]) -> None:
     part = only_part(Runner(RefusesEverything()).run(make_case(body=ALTERNATIVES_BODY)))
-    assert part.outcome == "failed"
-    assert "expected rejection unknown-event or terminal-state, got odd-code" in part.message
+    assert part.outcome == "passed"  # rejected, then one of the allowed results
+    check = code_check(part, "step 1 code")
+    assert "expected rejection unknown-event or terminal-state, got odd-code" in check.message
+    assert code_check(part, "step 2 code").passed
     lenient = ALTERNATIVES_BODY.replace("[unknown-event, terminal-state]", "[odd-code, x]")
-    assert only_part(Runner(RefusesEverything()).run(make_case(body=lenient))).passed
+    again = only_part(Runner(RefusesEverything()).run(make_case(body=lenient)))
+    assert all(c.passed for c in again.checks)
 
 
 def test_any_of_names_every_miss(make_case: Callable[..., Case]) -> None:
