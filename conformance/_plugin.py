@@ -24,8 +24,8 @@ import pytest
 
 from conformance._adapter import Capabilities
 from conformance._adapter_spec import REFERENCE, load_adapter
+from conformance._areas import AREAS
 from conformance._cases import Case, Catalog, Selection, load_catalog
-from conformance._contract import AREAS
 from conformance._errors import AdapterError, AdapterGaveUp, CaseError, KitError
 from conformance._expected_failures import ExpectedFailure, load_expected_failures
 from conformance._levels import describe_level
@@ -70,6 +70,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="N",
         help="fail the session unless the headline support level is at least N (needs the "
         "whole catalog of the spec version)",
+    )
+    group.addoption(
+        "--ppconf-strict",
+        action="store_true",
+        help="every check counts: fail the session on any case part that does not pass, at "
+        "any requirement (default: only MUST checks of the claimed areas and levels)",
     )
     group.addoption(
         "--ppconf-expected-failures",
@@ -133,6 +139,7 @@ class _PluginState:
             raise pytest.UsageError(f"ppconf: --ppconf-spec-version: {error}") from None
         self.selection = Selection(spec_version=version, areas=tuple(option.ppconf_area))
         self.require_level: int | None = option.ppconf_require_level
+        self.strict: bool = option.ppconf_strict
         if self.require_level is not None and self.selection.partial:
             raise pytest.UsageError(
                 "ppconf: --ppconf-require-level judges the whole catalog of a spec version; "
@@ -202,6 +209,7 @@ class _PluginState:
             repeat=self.runner.repeat,
             expected_failures=self.expected,
             require_level=self.require_level,
+            strict=self.strict,
         )
         order = {part: index for index, part in enumerate(header.parts)}
         records = sorted(
@@ -446,11 +454,10 @@ class _SessionHooks:
         levels = state.report.levels()
         for line in render_levels(levels).splitlines():
             write(line)
-        if state.require_level is not None:
-            headline = levels.headline
-            met = not levels.partial and headline is not None and headline >= state.require_level
+        if state.judgement.required_level is not None:
+            level, met = state.judgement.required_level
             write(
-                f"required level {state.require_level}: {'met' if met else 'NOT met'} "
+                f"required level {level}: {'met' if met else 'NOT met'} "
                 f"(headline {describe_level(levels.headline)})"
             )
         for problem in state.judgement.problems:

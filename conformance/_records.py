@@ -61,6 +61,8 @@ class RunHeader:
         repeat: how many times each part ran (R5).
         expected_failures: case id -> expected failure.
         require_level: the headline level the run must reach, if any.
+        strict: whether every check counts toward the verdict (R14), not only the MUST checks
+            of the claimed areas.
         kit_version: the kit's version.
     """
 
@@ -73,6 +75,7 @@ class RunHeader:
     repeat: int = 1
     expected_failures: Mapping[str, ExpectedFailure] = field(default_factory=dict)
     require_level: int | None = None
+    strict: bool = False
     kit_version: str = field(default_factory=kit_version)
 
     @classmethod
@@ -86,6 +89,7 @@ class RunHeader:
         repeat: int = 1,
         expected_failures: Mapping[str, ExpectedFailure] | None = None,
         require_level: int | None = None,
+        strict: bool = False,
     ) -> RunHeader:
         """The header of a run of ``selection`` over ``catalog``."""
         full = catalog.select(Selection(spec_version=selection.spec_version))
@@ -99,6 +103,7 @@ class RunHeader:
             repeat=repeat,
             expected_failures=dict(expected_failures or {}),
             require_level=require_level,
+            strict=strict,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -117,6 +122,7 @@ class RunHeader:
                 for case_id, e in sorted(self.expected_failures.items())
             },
             "require_level": self.require_level,
+            "strict": self.strict,
         }
 
     @classmethod
@@ -143,6 +149,7 @@ class RunHeader:
                 for case_id, e in (data.get("expected_failures") or {}).items()
             },
             require_level=data.get("require_level"),
+            strict=bool(data.get("strict", False)),
             kit_version=data["kit"]["version"],
         )
 

@@ -1,22 +1,28 @@
 """From results to verdicts, and from verdicts to the exit status, for the CLI and the plugin.
 
-``ppconf run`` and ``pytest --ppconf-adapter`` decide alike:
+``ppconf run``, ``pytest --ppconf-adapter`` and every view of a report decide alike (R14):
 
-- without a required level, the run fails if any case of an area the runtime claims (of every
-  area, when it claims none) did not pass (skipped, errored, timed out and flaky cases
-  included) and is not listed as an expected failure; cases of unclaimed areas are measured and
-  shown, and fail nothing;
-- with ``--require-level N``, it fails if the headline level is below N, and it cannot be
-  judged on a partial selection (a filtered run certifies nothing);
-- with an expected-failures file, a listed case that passes (or, listed as flaky, is not flaky)
-  fails the run, so that the list is kept honest.
+- by default, a run fails exactly when an area the runtime claims does not reach its claimed
+  level at the target spec version: a MUST check failed (or was not judged: skipped, errored,
+  timed out, flaky) in a case of that area at or below the claimed level. A runtime that claims
+  nothing fails on any MUST check. SHOULD and MAY failures are findings, shown, never fatal;
+- with ``strict``, every check counts: any case that did not pass, at any requirement, in any
+  area, fails the run (the reference's own CI runs so);
+- with ``require_level`` N, the headline level must also reach N, which a partial selection
+  cannot show;
+- with an expected-failures file, a counted failure that is listed does not fail the run, and a
+  listed case that passes (or, listed as flaky, is not flaky) does, so the list stays honest;
+- a run that did not finish, or ran a partial selection, is INCOMPLETE: never PASSED, whatever
+  it measured (its failures still fail it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
+from conformance._areas import TOP_LEVEL
 from conformance._expected_failures import ExpectedFailure
 from conformance._levels import CaseVerdict, LevelReport, describe_level
 from conformance._records import Report, case_verdicts, records_of
@@ -28,31 +34,79 @@ def verdicts(results: Iterable[CaseResult]) -> list[CaseVerdict]:
     return case_verdicts(records_of(results))
 
 
+Status = Literal["passed", "failed", "incomplete"]
+
+
 @dataclass(frozen=True)
 class Judgement:
     """Whether a run passes, and every reason it does not.
 
     Attributes:
-        problems: one line per reason the run fails (empty: it passes).
-        unexpected_failures: cases that did not pass and are not expected to fail.
+        problems: one line per reason the run fails (empty: it does not fail).
+        unexpected_failures: counted failures that are not expected (by case id).
         unexpected_passes: listed expected failures that did not fail as listed.
+        incomplete: why the run cannot pass whatever it measured (did not finish, or ran a
+            partial selection); empty when it is complete.
+        required_level: the headline level the run had to reach, and whether it did.
+        strict: whether every check counted.
     """
 
     problems: tuple[str, ...]
     unexpected_failures: tuple[str, ...]
     unexpected_passes: tuple[str, ...]
+    incomplete: str = ""
+    required_level: tuple[int, bool] | None = None
+    strict: bool = False
 
     @property
     def passed(self) -> bool:
+        """Whether nothing fails the run (an incomplete run may still not fail: its exit
+        status is 0, its verdict INCOMPLETE)."""
         return not self.problems
 
+    @property
+    def status(self) -> Status:
+        """``failed`` when something fails the run, else ``incomplete`` when it did not finish
+        or ran a partial selection, else ``passed``."""
+        if self.problems:
+            return "failed"
+        return "incomplete" if self.incomplete else "passed"
+
+    @property
+    def label(self) -> str:
+        """``PASSED``, ``FAILED`` or ``INCOMPLETE``, as every view shows it."""
+        return self.status.upper()
+
     def to_dict(self) -> dict[str, object]:
-        return {
+        data: dict[str, object] = {
+            "status": self.status,
             "passed": self.passed,
             "problems": list(self.problems),
             "unexpected_failures": list(self.unexpected_failures),
             "unexpected_passes": list(self.unexpected_passes),
+            "strict": self.strict,
         }
+        if self.incomplete:
+            data["incomplete"] = self.incomplete
+        if self.required_level is not None:
+            level, met = self.required_level
+            data["required_level"] = {"level": level, "met": met}
+        return data
+
+
+def counted(verdict: CaseVerdict, levels: LevelReport, *, strict: bool = False) -> bool:
+    """Whether a case that did not pass fails the run (R14): with ``strict``, any such case;
+    else one failing a MUST check in a claimed area at or below its claimed level (in any
+    area when the runtime claims none)."""
+    if strict:
+        return not verdict.passed
+    if verdict.checks.get("MUST", True):
+        return False
+    claims = levels.claims
+    if not any(area.area in claims for area in levels.areas):
+        return True
+    claim = claims.get(verdict.area)
+    return claim is not None and verdict.level <= min(claim, TOP_LEVEL.get(verdict.area, 3))
 
 
 def judge(
@@ -61,41 +115,51 @@ def judge(
     *,
     expected: Mapping[str, ExpectedFailure] | None = None,
     require_level: int | None = None,
+    strict: bool = False,
+    complete: bool = True,
 ) -> Judgement:
     """Decide whether a run passes (see the module docstring)."""
     expected = expected or {}
     unexpected_failures = []
     unexpected_passes = []
-    claimed = set(levels.claims) & {area.area for area in levels.areas}
     for verdict in verdicts:
-        if claimed and verdict.area not in claimed and verdict.id not in expected:
-            continue  # measured and shown; not what the runtime claims to do
         entry = expected.get(verdict.id)
-        if entry is None:
-            if not verdict.passed:
-                unexpected_failures.append(verdict.id)
-        elif not entry.covers(verdict.outcome):
-            if verdict.passed:
-                unexpected_passes.append(verdict.id)
-            else:
-                unexpected_failures.append(verdict.id)
+        if entry is not None and entry.covers(verdict.outcome):
+            continue
+        if entry is not None and verdict.passed:
+            unexpected_passes.append(verdict.id)
+        elif counted(verdict, levels, strict=strict):
+            unexpected_failures.append(verdict.id)
     problems = []
+    required = None
     if require_level is not None:
         headline = levels.headline
+        met = not levels.partial and headline is not None and headline >= require_level
+        required = (require_level, met)
         if levels.partial:
             problems.append(
                 f"FAILED: the required level {require_level} cannot be judged on a partial "
                 "selection; run the whole catalog of the spec version"
             )
-        elif headline is None or headline < require_level:
+        elif not met:
             problems.append(
                 f"FAILED: headline level {describe_level(headline)} is below the required "
                 f"{require_level}"
             )
-    if (expected or require_level is None) and unexpected_failures:
-        scope = f" in the claimed areas ({', '.join(sorted(claimed))})" if claimed else ""
+    if unexpected_failures:
+        claimed = sorted(set(levels.claims) & {area.area for area in levels.areas})
+        if strict:
+            scope = " (strict: every check counts)"
+        elif claimed:
+            scope = (
+                " in the claimed areas, up to the claimed levels ("
+                + ", ".join(f"{area} {levels.claims[area]}" for area in claimed)
+                + ")"
+            )
+        else:
+            scope = " at MUST"
         problems.append(
-            f"FAILED: {len(unexpected_failures)} case(s){scope} did not pass"
+            f"FAILED: {len(unexpected_failures)} case(s) failed{scope}"
             + (" and are not in the expected failures" if expected else "")
         )
     if unexpected_passes:
@@ -103,7 +167,19 @@ def judge(
             "FAILED: expected failures that did not fail as listed (update the file): "
             + ", ".join(unexpected_passes)
         )
-    return Judgement(tuple(problems), tuple(unexpected_failures), tuple(unexpected_passes))
+    incomplete = ""
+    if not complete:
+        incomplete = "the run did not finish"
+    elif levels.partial:
+        incomplete = "a partial selection: its levels certify nothing"
+    return Judgement(
+        tuple(problems),
+        tuple(unexpected_failures),
+        tuple(unexpected_passes),
+        incomplete=incomplete,
+        required_level=required,
+        strict=strict,
+    )
 
 
 def judge_report(report: Report) -> Judgement:
@@ -113,4 +189,6 @@ def judge_report(report: Report) -> Judgement:
         report.levels(),
         expected=report.header.expected_failures,
         require_level=report.header.require_level,
+        strict=report.header.strict,
+        complete=report.complete,
     )

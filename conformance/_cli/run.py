@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from conformance._adapter import Adapter
 from conformance._adapter_spec import REFERENCE, load_adapter
+from conformance._areas import AREAS
 from conformance._boundary import Guard
 from conformance._cases import Case, Selection, load_catalog
 from conformance._cli.common import (
@@ -25,7 +26,6 @@ from conformance._cli.common import (
     positive_seconds,
     report_error,
 )
-from conformance._contract import AREAS
 from conformance._errors import AdapterError, AdapterGaveUp, CaseError, KitError
 from conformance._expected_failures import (
     ExpectedFailure,
@@ -70,6 +70,12 @@ def add_run_parser(commands: Any) -> None:
         metavar="N",
         help="exit 1 unless the headline level is at least N (0-3); needs the whole catalog of "
         "the spec version (no --area/--level/--requirement/--id)",
+    )
+    run.add_argument(
+        "--strict",
+        action="store_true",
+        help="every check counts: exit 1 on any case that does not pass, at any requirement "
+        "(default: only MUST checks of the claimed areas, up to the claimed levels)",
     )
     run.add_argument(
         "--expected-failures",
@@ -259,6 +265,7 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
         repeat=args.repeat,
         expected_failures=expected,
         require_level=args.require_level,
+        strict=args.strict,
     )
     json_paths = [path for fmt, path in args.report if fmt == "json"]
     try:

@@ -11,6 +11,7 @@ import json
 from conformance._errors import KitError
 from conformance._levels import BELOW_ZERO
 from conformance._records import Report
+from conformance._verdicts import judge_report
 
 
 def badge(report: Report, area: str | None = None) -> dict[str, object]:
@@ -18,7 +19,8 @@ def badge(report: Report, area: str | None = None) -> dict[str, object]:
 
     The message is ``level N of TOP`` (``below level 0``, ``not assessed``), marked
     ``(partial)`` for a filtered run and ``(incomplete)`` for one that did not finish, whose
-    levels certify nothing: those are grey.
+    levels certify nothing: those are grey; a run whose verdict is FAILED (R14: a claimed
+    area misses its claimed level) is red and marked ``(failed)``, whatever its level.
 
     Arguments:
         report: the run.
@@ -51,13 +53,16 @@ def badge(report: Report, area: str | None = None) -> dict[str, object]:
     notes = [
         n for n, on in (("partial", levels.partial), ("incomplete", not report.complete)) if on
     ]
+    failed = judge_report(report).status == "failed"
     if notes:
         message += f" ({', '.join(notes)})"
+    elif failed:
+        message += " (failed)"
     return {
         "schemaVersion": 1,
         "label": label,
         "message": message,
-        "color": _color(level, top, bool(notes)),
+        "color": "red" if failed and not notes else _color(level, top, bool(notes)),
     }
 
 

@@ -58,7 +58,7 @@ def render_html(report: Report) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<meta http-equiv="Content-Security-Policy"'
         " content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        f"<title>ppconf: {_e(title)}: {'passed' if judgement.passed else 'FAILED'}</title>",
+        f"<title>ppconf: {_e(title)}: {judgement.label}</title>",
         f"<style>{_CSS}</style>",
         "</head>",
         "<body>",
@@ -126,7 +126,7 @@ def _anchors(case_ids: Iterable[str]) -> dict[str, str]:
 
 def _header(report: Report, title: str, levels: LevelReport, judgement: Judgement) -> list[str]:
     header = report.header
-    verdict = "passed" if judgement.passed else "failed"
+    verdict = judgement.status
     counts = ", ".join(f"{n} {outcome}" for outcome, n in report.counts().items() if n)
     out = [
         "<header>",
@@ -137,6 +137,8 @@ def _header(report: Report, title: str, levels: LevelReport, judgement: Judgemen
         f'<p class="headline">{_e(_headline(levels))}</p>',
         f'<p class="counts">{_e(counts or "no case ran")}</p>',
     ]
+    if judgement.incomplete:
+        out.append(f'<p class="why">INCOMPLETE: {_e(judgement.incomplete)}</p>')
     if judgement.problems:
         out.append('<ul class="problems">')
         out += [f"<li>{_e(problem)}</li>" for problem in judgement.problems]
@@ -576,6 +578,8 @@ a{color:#1d4ed8}
 .verdict.passed .word{color:var(--pass)}
 .verdict.failed{background:var(--fail-bg);border-color:var(--fail)}
 .verdict.failed .word{color:var(--fail)}
+.verdict.incomplete{background:var(--bg);border-color:#64748b}
+.verdict.incomplete .word{color:#475569}
 .problems{margin:.3rem 0 0;padding-left:1.2rem}
 .banner{background:var(--warn-bg);border:1px solid #fcd34d;border-radius:.4rem;padding:.4rem .7rem;
 margin:0 0 .6rem}

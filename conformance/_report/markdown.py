@@ -96,7 +96,7 @@ def render_markdown(report: Report) -> str:
     levels = report.levels()
     judgement = judge_report(report)
     title = f"{capabilities.name} {capabilities.version}".strip()
-    lines = [f"# ppconf: {title}", ""]
+    lines = [f"# ppconf: {title}: {judgement.label}", ""]
     lines.append(
         f"Spec version **{levels.spec_version}**, adapter `{header.adapter}`, "
         f"kit {header.kit_version}, catalog `{header.catalog_hash}`."
@@ -123,6 +123,8 @@ def render_markdown(report: Report) -> str:
         lines.append(f"- claim: {note}")
     counts = report.counts()
     lines += ["", ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n), ""]
+    if judgement.incomplete:
+        lines += [f"> INCOMPLETE: {judgement.incomplete}", ""]
     if judgement.problems:
         lines += [f"> {problem}" for problem in judgement.problems] + [""]
     lines += render_failure_groups(report)
