@@ -325,7 +325,7 @@ def test_load_error_path_is_reported_in_json(
 # -- determinism ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("format", ["human", "json"])
+@pytest.mark.parametrize("format", ["text", "json", "github", "sarif"])
 def test_output_is_deterministic(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], format: str
 ) -> None:
