@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any, TextIO
 
+import reference
 from conformance._cases import Case, load_catalog
 from conformance._catalog_check import check_catalog
-from conformance._cli.common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_error
+from conformance._cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    add_format_option,
+    print_json,
+    report_error,
+)
 from conformance._cli.run import add_selection_options, selection
 from conformance._resources import catalog_root
 from conformance._tables import render_table
@@ -37,12 +44,13 @@ def add_cases_parser(commands: Any) -> None:
         metavar="TEXT",
         help="cases citing a source or section containing TEXT ('RFC 0009', 'WorkflowBudget')",
     )
-    listing.add_argument("--format", choices=("text", "json"), default="text")
+    add_format_option(listing, schema="cases-list.schema.json")
     listing.set_defaults(handler=_list)
 
     show = actions.add_parser("show", help="print one case file")
     show.add_argument("case_id", metavar="ID")
     show.add_argument("--catalog", metavar="DIR", help="a catalog folder (default: built-in)")
+    add_format_option(show, schema="cases-show.schema.json")
     show.set_defaults(handler=_show)
 
     check = actions.add_parser(
@@ -55,6 +63,7 @@ def add_cases_parser(commands: Any) -> None:
         action="store_true",
         help="skip the coverage checks (for a partial catalog of your own)",
     )
+    add_format_option(check, schema="cases-check.schema.json")
     check.set_defaults(handler=_check)
 
 
@@ -67,7 +76,7 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
         and (not args.spec or any(_cites(case, text) for text in args.spec))
     ]
     if args.format == "json":
-        print(json.dumps([_listing(case) for case in chosen], indent=2), file=out)
+        print_json([_listing(case) for case in chosen], out)
         return EXIT_OK
     rows = [
         [c.id, c.area, str(c.level), c.requirement, " ".join(c.spec_versions), c.description]
@@ -110,8 +119,13 @@ def _show(args: argparse.Namespace, out: TextIO) -> int:
         hint = f"; did you mean {', '.join(close)}?" if close else "; see `ppconf cases list`"
         report_error(f"no case {args.case_id!r}{hint}")
         return EXIT_UNUSABLE
+    text = case.file.read_text(encoding="utf-8")
+    if args.format == "json":
+        document = reference.parse_document(text, format="yaml", source=str(case.file))
+        print_json({"id": case.id, "file": case.source, "case": document.data}, out)
+        return EXIT_OK
     print(f"# {case.file}", file=out)
-    print(case.file.read_text(encoding="utf-8"), end="", file=out)
+    print(text, end="", file=out)
     return EXIT_OK
 
 
@@ -121,6 +135,17 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
         report_error(f"{root} is not a folder")
         return EXIT_UNUSABLE
     cases, problems = check_catalog(root, coverage=not args.no_coverage)
+    if args.format == "json":
+        print_json(
+            {
+                "catalog": str(root),
+                "cases": len(cases),
+                "passed": not problems,
+                "problems": problems,
+            },
+            out,
+        )
+        return EXIT_FAILED if problems else EXIT_OK
     for problem in problems:
         print(problem, file=out)
     if problems:

@@ -15,6 +15,7 @@ from conformance._cli.common import (
     EXIT_OK,
     EXIT_UNUSABLE,
     add_format_option,
+    print_json,
     report_error,
 )
 from conformance._tables import render_table
@@ -107,7 +108,7 @@ def add_pack_parsers(commands: Any) -> None:
         metavar="MEMBER",
         help="start as the agents member MEMBER, at the state it names (RFC 0011)",
     )
-    trace.add_argument("--format", choices=("table", "json"), default="table")
+    add_format_option(trace, schema="trace.schema.json")
     trace.set_defaults(handler=_trace)
 
 
@@ -179,8 +180,7 @@ def _trace(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_UNUSABLE
     final = session.state()
     if args.format == "json":
-        json.dump({"pack": args.pack, "steps": steps, "final": final}, out, indent=2)
-        out.write("\n")
+        print_json({"pack": args.pack, "steps": steps, "final": final}, out)
     else:
         print(_trace_table(session, start, steps), file=out)
         visits = ", ".join(f"{k}={v}" for k, v in final["visit_counts"].items())
@@ -306,7 +306,7 @@ def add_composition_parser(commands: Any) -> None:
     run.add_argument("name", metavar="NAME")
     run.add_argument("--input", default="null", metavar="JSON", help="the input, as JSON")
     run.add_argument("--mocks", metavar="FILE", help="YAML or JSON mapping of scripted responses")
-    run.add_argument("--format", choices=("table", "json"), default="table")
+    add_format_option(run, schema="run-composition.schema.json")
     run.set_defaults(handler=_run_composition)
 
 
@@ -341,8 +341,7 @@ def _run_composition(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_FAILED
     data = result.to_dict()
     if args.format == "json":
-        json.dump(data, out, indent=2, ensure_ascii=False, allow_nan=False)
-        out.write("\n")
+        print_json(data, out)
     else:
         print(_composition_table(data["trace"]), file=out)
         if data["status"] == "completed":
