@@ -166,7 +166,8 @@ def validate_input(source: Input, stdin: BinaryIO | None = None) -> PackResult:
         if source.path is None:
             document = _read_stdin(source.name, stdin or sys.stdin.buffer)
         else:
-            document = reference.read_pack(source.path)
+            document = reference.read_document(source.path)
+        _check_root(document, source.name)
     except reference.PackLoadError as error:
         where = error.location
         failure = LoadFailure(error.message, error.hint, where.line, where.column, where.pointer)
@@ -200,7 +201,11 @@ def _read_stdin(name: str, stream: BinaryIO) -> reference.Document:
         if lowered.endswith((".yaml", ".yml"))
         else None
     )
-    document = reference.parse_document(data, format=format, source=name, limits=limits)
+    return reference.parse_document(data, format=format, source=name, limits=limits)
+
+
+def _check_root(document: reference.Document, name: str) -> None:
+    """Refuse a document that is no mapping, saying where its value starts."""
     if not isinstance(document.data, dict):
         where = document.locate("")
         raise reference.PackLoadError(
@@ -208,7 +213,6 @@ def _read_stdin(name: str, stream: BinaryIO) -> reference.Document:
             reference.Location(name, where.line, where.column, ""),
             "start the pack with 'id:', 'name:', 'version:' ...",
         )
-    return document
 
 
 def _kind(value: Any) -> str:
