@@ -29,6 +29,7 @@ from conformance._cases import Case, Catalog, Selection, load_catalog
 from conformance._errors import AdapterError, AdapterGaveUp, CaseError, KitError
 from conformance._expected_failures import ExpectedFailure, load_expected_failures
 from conformance._levels import describe_level
+from conformance._plugin_settings import add_settings, apply_settings
 from conformance._records import PartRecord, Report, RunHeader
 from conformance._report.jsonl import JsonLinesWriter
 from conformance._report.text import render_findings, render_levels
@@ -42,7 +43,8 @@ _RECORD = "ppconf_record"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Add the ``--ppconf-*`` options, in their own group."""
+    """Add the ``--ppconf-*`` options, in their own group, and their settings-file lines
+    (``ppconf_adapter = ...``); an option's default is applied by :func:`apply_settings`."""
     group = parser.getgroup("ppconf", "PromptPack workflow conformance (ppconf)")
     group.addoption(
         "--ppconf-adapter",
@@ -52,14 +54,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--ppconf-spec-version",
-        default=NEWEST,
         metavar="VERSION",
         help=f"the PromptPack spec version to assess (default {NEWEST})",
     )
     group.addoption(
         "--ppconf-area",
         action="append",
-        default=[],
         choices=AREAS,
         help="only cases of this area (repeatable; a partial selection)",
     )
@@ -87,7 +87,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--ppconf-extra-catalog",
         action="append",
-        default=[],
         metavar="DIR",
         help="a folder of more cases, run on top of the catalog (repeatable)",
     )
@@ -99,14 +98,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--ppconf-timeout",
         type=float,
-        default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help=f"time limit for each case part (default {DEFAULT_TIMEOUT:g})",
     )
     group.addoption(
         "--ppconf-repeat",
         type=int,
-        default=1,
         metavar="N",
         help="run each case part N times; a part that does not end the same way is flaky",
     )
@@ -121,10 +118,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--ppconf-report",
         nargs=2,
         action="append",
-        default=[],
         metavar=("FORMAT", "PATH"),
         help=f"write a report at the end of the session: json, {', '.join(VIEWS)} (repeatable)",
     )
+    add_settings(parser)
 
 
 class _PluginState:
@@ -229,7 +226,9 @@ class _PluginState:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the markers, and activate the plugin when --ppconf-adapter is given."""
+    """Register the markers, and activate the plugin when --ppconf-adapter (or the
+    ``ppconf_adapter`` setting) is given."""
+    apply_settings(config)
     for area in AREAS:
         marker = area.replace("-", "_")
         config.addinivalue_line("markers", f"ppconf_{marker}: a ppconf case of the {area} area")

@@ -14,6 +14,7 @@ from reference import _providers, _schema
 from reference._compositions import rules as composition_rules
 from reference._diagnostics import Diagnostic, sort_key
 from reference._json import describe_json_type
+from reference._suggest import with_suggestions
 from reference._workflow import rules as workflow_rules
 
 
@@ -33,4 +34,4 @@ def validate(pack: Any) -> list[Diagnostic]:
     if isinstance(workflow, dict):
         found.extend(workflow_rules.diagnostics(pack, workflow))
     found.extend(composition_rules.diagnostics(pack))
-    return sorted(found, key=sort_key)
+    return sorted(with_suggestions(pack, found), key=sort_key)

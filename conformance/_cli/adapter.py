@@ -8,7 +8,13 @@ from typing import Any, TextIO
 
 from conformance._adapter_spec import REFERENCE, load_adapter
 from conformance._boundary import Guard
-from conformance._cli.common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
+from conformance._cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    add_format_option,
+    print_json,
+)
 from conformance._cli.run import add_adapter_options, open_adapter
 from conformance._serve import Server
 from conformance._smoke import smoke
@@ -34,6 +40,7 @@ def add_adapter_parsers(commands: Any) -> None:
         help="a few trivial checks telling broken adapter wiring from non-conformance",
     )
     add_adapter_options(check)
+    add_format_option(check, schema="smoke.schema.json")
     check.set_defaults(handler=_smoke)
 
 
@@ -51,26 +58,31 @@ def _smoke(args: argparse.Namespace, out: TextIO) -> int:
         results = smoke(adapter, args.timeout)
     finally:
         Guard(adapter).close()
+    broken = [r for r in results if r.verdict == "breaks"]
+    if len(broken) == len(results):
+        verdict, status = "broken", EXIT_UNUSABLE
+        conclusion = (
+            "every smoke check failed the same way: the adapter's wiring is broken, not its "
+            f"conformance. First error: {broken[0].detail}"
+        )
+    elif broken:
+        verdict, status = "broken", EXIT_UNUSABLE
+        conclusion = (
+            f"{len(broken)} check(s) broke: fix the adapter before reading conformance results"
+        )
+    elif any(r.verdict == "disagrees" for r in results):
+        verdict, status = "disagrees", EXIT_FAILED
+        conclusion = "the wiring works; the runtime disagrees with the spec: see `ppconf run`"
+    else:
+        verdict, status = "works", EXIT_OK
+        conclusion = "the wiring works: run the catalog with `ppconf run`"
+    if args.format == "json":
+        checks = [{"name": r.name, "verdict": r.verdict, "detail": r.detail} for r in results]
+        print_json({"checks": checks, "verdict": verdict, "conclusion": conclusion}, out)
+        return status
     for result in results:
         mark = {"passes": "ok  ", "disagrees": "DIFF", "breaks": "FAIL"}[result.verdict]
         detail = f": {result.detail}" if result.detail else ""
         print(f"{mark} {result.name}{detail}", file=out)
-    broken = [r for r in results if r.verdict == "breaks"]
-    if len(broken) == len(results):
-        print(
-            "every smoke check failed the same way: the adapter's wiring is broken, not its "
-            f"conformance. First error: {broken[0].detail}",
-            file=out,
-        )
-        return EXIT_UNUSABLE
-    if broken:
-        print(
-            f"{len(broken)} check(s) broke: fix the adapter before reading conformance results",
-            file=out,
-        )
-        return EXIT_UNUSABLE
-    if any(r.verdict == "disagrees" for r in results):
-        print("the wiring works; the runtime disagrees with the spec: see `ppconf run`", file=out)
-        return EXIT_FAILED
-    print("the wiring works: run the catalog with `ppconf run`", file=out)
-    return EXIT_OK
+    print(conclusion, file=out)
+    return status

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any, TextIO
 
+import reference
 from conformance._cases import Case, load_catalog
 from conformance._catalog_check import check_catalog
-from conformance._cli.common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_error
+from conformance._cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    add_format_option,
+    print_json,
+    report_error,
+)
 from conformance._cli.run import add_selection_options, selection
 from conformance._resources import catalog_root
 from conformance._statements import Registry
@@ -47,12 +54,13 @@ def add_cases_parser(commands: Any) -> None:
         help="cases citing this statement id, or an id starting with it followed by a dot "
         "(RFC0014.rule-4 takes RFC0014.rule-4.1 too); repeatable",
     )
-    listing.add_argument("--format", choices=("text", "json"), default="text")
+    add_format_option(listing, schema="cases-list.schema.json")
     listing.set_defaults(handler=_list)
 
     show = actions.add_parser("show", help="print one case file")
     show.add_argument("case_id", metavar="ID")
     show.add_argument("--catalog", metavar="DIR", help="a catalog folder (default: built-in)")
+    add_format_option(show, schema="cases-show.schema.json")
     show.set_defaults(handler=_show)
 
     check = actions.add_parser(
@@ -65,6 +73,7 @@ def add_cases_parser(commands: Any) -> None:
         action="store_true",
         help="skip the coverage checks (for a partial catalog of your own)",
     )
+    add_format_option(check, schema="cases-check.schema.json")
     check.set_defaults(handler=_check)
 
 
@@ -78,7 +87,7 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
         and (not args.statement or any(_cites_id(case, i) for i in args.statement))
     ]
     if args.format == "json":
-        print(json.dumps([_listing(case) for case in chosen], indent=2), file=out)
+        print_json([_listing(case) for case in chosen], out)
         return EXIT_OK
     rows = [
         [c.id, c.area, str(c.level), c.requirement, " ".join(c.spec_versions), c.description]
@@ -134,8 +143,20 @@ def _show(args: argparse.Namespace, out: TextIO) -> int:
         hint = f"; did you mean {', '.join(close)}?" if close else "; see `ppconf cases list`"
         report_error(f"no case {args.case_id!r}{hint}")
         return EXIT_UNUSABLE
+    text = case.file.read_text(encoding="utf-8")
+    if args.format == "json":
+        document = reference.parse_document(text, format="yaml", source=str(case.file))
+        statements = [
+            s.to_dict() if (s := catalog.registry.get(i)) else {"id": i, "unknown": True}
+            for i in cited(case)
+        ]
+        print_json(
+            {"id": case.id, "file": case.source, "case": document.data, "statements": statements},
+            out,
+        )
+        return EXIT_OK
     print(f"# {case.file}", file=out)
-    print(case.file.read_text(encoding="utf-8"), end="", file=out)
+    print(text, end="", file=out)
     print("# the statements its checks cite:", file=out)
     for statement_id in cited(case):
         statement = catalog.registry.get(statement_id)
@@ -157,6 +178,17 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
         report_error(f"{root} is not a folder")
         return EXIT_UNUSABLE
     cases, problems = check_catalog(root, coverage=not args.no_coverage)
+    if args.format == "json":
+        print_json(
+            {
+                "catalog": str(root),
+                "cases": len(cases),
+                "passed": not problems,
+                "problems": problems,
+            },
+            out,
+        )
+        return EXIT_FAILED if problems else EXIT_OK
     for problem in problems:
         print(problem, file=out)
     if problems:

@@ -1,10 +1,13 @@
-"""What every ``ppconf`` command shares: exit statuses and the one-line error."""
+"""What every ``ppconf`` command shares: exit statuses, the one-line error and ``--format``."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
+from collections.abc import Mapping
+from typing import Any, TextIO
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -40,3 +43,46 @@ def positive_seconds(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"{text} is not a positive, finite number of seconds")
     return value
+
+
+TEXT = "for people (the default)"
+JSON = "one JSON document for programs, its shape published in schema/{schema}"
+
+
+def add_format_option(
+    parser: argparse.ArgumentParser,
+    *,
+    schema: str,
+    views: Mapping[str, str] | None = None,
+    default: str = "text",
+    text: bool = True,
+) -> None:
+    """The one ``--format`` every command has: ``text`` for people (the default), ``json`` for
+    programs (its shape published as ``schema/SCHEMA``, which the tests hold it to), then the
+    command's own views.
+
+    Arguments:
+        parser: the command's parser.
+        schema: the file under ``schema/`` that describes the command's JSON (a fragment,
+            ``report.schema.json#/$defs/summary``, for one part of a schema).
+        views: the command's own formats, name -> what it is.
+        default: the format without ``--format``.
+        text: whether the command has a ``text`` view (a drawing has only its languages).
+    """
+    formats = {"text": TEXT} if text else {}
+    formats["json"] = JSON.format(schema=schema)
+    formats.update(views or {})
+    described = "; ".join(f"{name}: {what}" for name, what in formats.items())
+    parser.add_argument(
+        "--format",
+        choices=tuple(formats),
+        default=default,
+        help=f"the output: {described} (default {default})",
+    )
+
+
+def print_json(data: Any, out: TextIO) -> None:
+    """Print ``data`` as the JSON every command prints: indented, keys in the order built,
+    text as is (not ASCII-escaped), no NaN."""
+    json.dump(data, out, indent=2, ensure_ascii=False, allow_nan=False)
+    out.write("\n")

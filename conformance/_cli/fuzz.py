@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from conformance._areas import AREAS
 from conformance._boundary import Guard
@@ -16,12 +16,17 @@ from conformance._cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNUSABLE,
+    add_format_option,
     positive_int,
     positive_seconds,
+    print_json,
     report_error,
 )
 from conformance._cli.run import add_adapter_options, open_adapter
 from conformance._errors import AdapterError
+
+if TYPE_CHECKING:
+    from conformance._fuzz.engine import FuzzResult
 
 
 def add_fuzz_parser(commands: Any) -> None:
@@ -71,6 +76,7 @@ def add_fuzz_parser(commands: Any) -> None:
         "(default .ppconf/fuzz; share one directory between runs to share them)",
     )
     fuzz.add_argument("--no-database", action="store_true", help="keep no example database at all")
+    add_format_option(fuzz, schema="fuzz.schema.json")
 
 
 def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
@@ -106,15 +112,28 @@ def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         guard.close()
     finding = result.finding
+    exported = None
+    if finding is not None and finding.kind != "fault" and args.export:
+        exported = export(finding, args.export, args.adapter, args.seed)
+    if finding is None:
+        if not result.tally.examples:
+            verdict, status = "no example ran", EXIT_FAILED
+        elif result.tally.unsupported == result.tally.examples:
+            verdict, status = "nothing compared", EXIT_FAILED
+        else:
+            verdict, status = "no divergence", EXIT_OK
+    else:
+        verdict, status = finding.kind, EXIT_FAILED
+    if args.format == "json":
+        print_json(_fuzz_data(args, result, verdict, exported), out)
+        return status
     if finding is None:
         print(render_summary(result, args.adapter), file=out)
-        if not result.tally.examples:
+        if verdict == "no example ran":
             print("no example ran: give more time (--max-time) or examples", file=out)
-            return EXIT_FAILED
-        if result.tally.unsupported == result.tally.examples:
+        elif verdict == "nothing compared":
             print("nothing was compared: the runtime skipped every example", file=out)
-            return EXIT_FAILED
-        return EXIT_OK
+        return status
     print(
         render_finding(finding, found_after=result.found_after, shrink_runs=result.shrink_runs),
         file=out,
@@ -125,9 +144,42 @@ def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
             "interface or did not answer the same way twice), then fuzz again",
             file=out,
         )
-    elif args.export:
-        path = export(finding, args.export, args.adapter, args.seed)
-        print(f"written: {path} (ppconf run --catalog {args.export} --adapter ...)", file=out)
+    elif exported is not None:
+        print(f"written: {exported} (ppconf run --catalog {args.export} --adapter ...)", file=out)
     else:
         print("add --export DIR to write it as a case file", file=out)
-    return EXIT_FAILED
+    return status
+
+
+def _fuzz_data(
+    args: argparse.Namespace, result: FuzzResult, verdict: str, exported: Path | None
+) -> dict[str, Any]:
+    """What ``ppconf fuzz --format json`` prints (``schema/fuzz.schema.json``)."""
+    from conformance._fuzz.report import case_document  # noqa: PLC0415
+
+    finding = result.finding
+    found: dict[str, Any] | None = None
+    if finding is not None:
+        found = {
+            "kind": finding.kind,
+            "area": finding.expected.area,
+            "part": finding.part,
+            "message": finding.message,
+            "step": finding.step,
+            "field": finding.field,
+            "rule": finding.rule,
+            "found_after": result.found_after,
+            "shrink_runs": result.shrink_runs,
+            "case": case_document(finding, args.adapter, args.seed),
+        }
+    return {
+        "adapter": args.adapter,
+        "areas": list(result.areas),
+        "seed": args.seed,
+        "examples": result.tally.examples,
+        "by_area": dict(sorted(result.tally.by_area.items())),
+        "unsupported": result.tally.unsupported,
+        "verdict": verdict,
+        "finding": found,
+        "exported": str(exported) if exported is not None else None,
+    }

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import io
 from typing import TYPE_CHECKING, Any, TextIO
 
 import reference
-from conformance._cli.common import EXIT_OK, EXIT_UNUSABLE, report_error
+from conformance._cli.common import (
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    add_format_option,
+    print_json,
+    report_error,
+)
 
 if TYPE_CHECKING:
     from conformance._drawing import DrawingError
 
-LISTED_NAMES = 20  # an error lists this many known names, then says how many there are
 FORMATS = ("mermaid", "dot", "svg")  # conformance._drawing.FORMATS, which loads only when used
+_FORMAT_HELP = ("Mermaid, which renders in Markdown", "DOT, for Graphviz", "SVG")
+LISTED_NAMES = 20  # an error lists this many known names, then says how many there are
 
 
 def add_graph_parser(commands: Any) -> None:
@@ -26,7 +35,13 @@ def add_graph_parser(commands: Any) -> None:
         "ppconf itself; Mermaid renders in Markdown; DOT is for Graphviz.",
     )
     graph.add_argument("pack", metavar="PACK", help="a pack file (JSON or YAML)")
-    graph.add_argument("--format", choices=FORMATS, default="mermaid", help="default: mermaid")
+    add_format_option(
+        graph,
+        schema="graph.schema.json",
+        views=dict(zip(FORMATS, _FORMAT_HELP, strict=True)),
+        default="mermaid",
+        text=False,
+    )
     graph.add_argument(
         "--state", metavar="S", help="draw only the states reachable from state S (S marked)"
     )
@@ -48,16 +63,27 @@ def _graph(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_UNUSABLE
     pack = document.data
     # Imported here so that other commands do not pay for loading the drawing code.
-    from conformance._drawing import DrawingError, draw_composition, draw_workflow  # noqa: PLC0415
+    from conformance._drawing import (  # noqa: PLC0415
+        DrawingError,
+        composition_graph,
+        render,
+        workflow_graph,
+    )
 
     try:
         if args.composition is not None:
-            text = draw_composition(pack, args.composition, format=args.format)
+            drawn = composition_graph(pack, args.composition)
         else:
-            text = draw_workflow(pack, format=args.format, start=args.state)
+            drawn = workflow_graph(pack, start=args.state)
     except DrawingError as error:
         report_error(_explain(args, document, error))
         return EXIT_UNUSABLE
+    if args.format == "json":
+        buffer = io.StringIO()
+        print_json(dataclasses.asdict(drawn), buffer)
+        text = buffer.getvalue()
+    else:
+        text = render(drawn, args.format)
     if args.output is None:
         out.write(text)
         return EXIT_OK

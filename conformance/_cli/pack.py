@@ -10,19 +10,58 @@ import sys
 from typing import Any, TextIO
 
 import reference
-from conformance._cli.common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, report_error
+from conformance._cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    add_format_option,
+    print_json,
+    report_error,
+)
 from conformance._tables import render_table
+from conformance._validate import DEFAULT_PATTERNS, STDIN, find_inputs, validate_input
+from conformance._validate_views import VIEWS, render_text
 
 
 def add_pack_parsers(commands: Any) -> None:
     validate = commands.add_parser(
         "validate",
         help="validate packs with the reference interpreter",
-        description="Validate packs. Exit 0 if all are valid, 1 if any has errors, "
-        "2 if any cannot be read.",
+        description="Validate packs: files, directories (searched recursively for --pattern "
+        "files, hidden directories skipped) and - (standard input). Every diagnostic has its "
+        "file, line, column, code and JSON pointer. Exit 0 if all are valid, 1 if any has "
+        "errors, 2 if any cannot be read.",
     )
-    validate.add_argument("packs", nargs="+", metavar="PACK", help="pack files (JSON or YAML)")
-    validate.add_argument("--format", choices=("human", "json"), default="human")
+    validate.add_argument(
+        "packs",
+        nargs="+",
+        metavar="PACK",
+        help="a pack file (JSON or YAML), a directory of packs, or - for standard input",
+    )
+    add_format_option(
+        validate,
+        schema="validate.schema.json",
+        views={
+            "github": "GitHub Actions workflow commands (::error file=...,line=...::), which "
+            "annotate the files of a run",
+            "sarif": "SARIF 2.1.0, for code scanning (github/codeql-action/upload-sarif) and "
+            "SARIF viewers",
+        },
+    )
+    validate.add_argument(
+        "--pattern",
+        action="append",
+        metavar="GLOB",
+        help="in a directory, validate the files whose name (or path below it) matches GLOB "
+        f"(repeatable; default {', '.join(DEFAULT_PATTERNS)})",
+    )
+    validate.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        default=STDIN,
+        help="the name shown for - (standard input); a .json or .yaml name says its format, "
+        "which is otherwise guessed",
+    )
     validate.set_defaults(handler=_validate)
 
     trace = commands.add_parser(
@@ -69,7 +108,7 @@ def add_pack_parsers(commands: Any) -> None:
         metavar="MEMBER",
         help="start as the agents member MEMBER, at the state it names (RFC 0011)",
     )
-    trace.add_argument("--format", choices=("table", "json"), default="table")
+    add_format_option(trace, schema="trace.schema.json")
     trace.set_defaults(handler=_trace)
 
 
@@ -77,78 +116,17 @@ def add_pack_parsers(commands: Any) -> None:
 
 
 def _validate(args: argparse.Namespace, out: TextIO) -> int:
-    status = EXIT_OK
-    reports = []
-    for path in args.packs:
-        report = _validate_one(path)
-        reports.append(report)
-        if report["load_error"] is not None:
-            status = EXIT_UNUSABLE
-        elif not report["valid"] and status == EXIT_OK:
-            status = EXIT_FAILED
-    if args.format == "json":
-        json.dump({"files": reports}, out, indent=2)
-        out.write("\n")
-        return status
-    for report in reports:
-        _print_validation(report, out)
-    return status
-
-
-def _validate_one(path: str) -> dict[str, Any]:
-    try:
-        document = reference.read_pack(path)
-    except reference.PackLoadError as error:
-        return {
-            "file": path,
-            "valid": False,
-            "load_error": _load_error_dict(error),
-            "diagnostics": [],
-        }
-    diagnostics = []
-    for diagnostic in reference.validate(document.data):
-        location = document.locate(diagnostic.path)
-        diagnostics.append(
-            {**diagnostic.to_dict(), "line": location.line, "column": location.column}
-        )
-    valid = not any(d["severity"] == "error" for d in diagnostics)
-    return {"file": path, "valid": valid, "load_error": None, "diagnostics": diagnostics}
-
-
-def _load_error_dict(error: reference.PackLoadError) -> dict[str, Any]:
-    where = error.location
-    return {
-        "message": error.message,
-        "hint": error.hint,
-        "line": where.line,
-        "column": where.column,
-        "path": where.pointer,
-    }
-
-
-def _print_validation(report: dict[str, Any], out: TextIO) -> None:
-    path = report["file"]
-    failure = report["load_error"]
-    if failure is not None:
-        where = path + "".join(f":{failure[k]}" for k in ("line", "column") if failure[k])
-        hint = f"\n  hint: {failure['hint']}" if failure["hint"] else ""
-        print(f"{where}: cannot load: {failure['message']}{hint}", file=sys.stderr)
-        return
-    for d in report["diagnostics"]:
-        where = path + "".join(f":{d[k]}" for k in ("line", "column") if d[k])
-        print(
-            f"{where}: {d['severity']} [{d['code']}] {d['path'] or '/'}: {d['message']}", file=out
-        )
-    errors = sum(d["severity"] == "error" for d in report["diagnostics"])
-    warnings = len(report["diagnostics"]) - errors
-    verdict = "valid" if report["valid"] else "invalid"
-    print(
-        f"{path}: {verdict} ({_plural(errors, 'error')}, {_plural(warnings, 'warning')})", file=out
-    )
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+    inputs = find_inputs(args.packs, args.pattern or DEFAULT_PATTERNS, args.stdin_filename)
+    results = [validate_input(source) for source in inputs]
+    if args.format == "text":
+        shown, errors = render_text(results)
+        out.write(shown)
+        sys.stderr.write(errors)
+    else:
+        out.write(VIEWS[args.format](results))
+    if any(r.load_error is not None for r in results):
+        return EXIT_UNUSABLE
+    return EXIT_OK if all(r.valid for r in results) else EXIT_FAILED
 
 
 # -- trace ------------------------------------------------------------------------------------
@@ -202,8 +180,7 @@ def _trace(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_UNUSABLE
     final = session.state()
     if args.format == "json":
-        json.dump({"pack": args.pack, "steps": steps, "final": final}, out, indent=2)
-        out.write("\n")
+        print_json({"pack": args.pack, "steps": steps, "final": final}, out)
     else:
         print(_trace_table(session, start, steps), file=out)
         visits = ", ".join(f"{k}={v}" for k, v in final["visit_counts"].items())
@@ -329,7 +306,7 @@ def add_composition_parser(commands: Any) -> None:
     run.add_argument("name", metavar="NAME")
     run.add_argument("--input", default="null", metavar="JSON", help="the input, as JSON")
     run.add_argument("--mocks", metavar="FILE", help="YAML or JSON mapping of scripted responses")
-    run.add_argument("--format", choices=("table", "json"), default="table")
+    add_format_option(run, schema="run-composition.schema.json")
     run.set_defaults(handler=_run_composition)
 
 
@@ -364,8 +341,7 @@ def _run_composition(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_FAILED
     data = result.to_dict()
     if args.format == "json":
-        json.dump(data, out, indent=2, ensure_ascii=False, allow_nan=False)
-        out.write("\n")
+        print_json(data, out)
     else:
         print(_composition_table(data["trace"]), file=out)
         if data["status"] == "completed":

@@ -9,14 +9,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from conformance._cli.common import EXIT_OK, EXIT_UNUSABLE, report_error
+from conformance._cli.common import EXIT_OK, EXIT_UNUSABLE, add_format_option, report_error
 from conformance._report.badge import render_badge
-from conformance._report.jsonl import read_report
+from conformance._report.jsonl import read_report, summary_line
 from conformance._report.views import VIEWS, Renderer, render_view
 
 
 def add_report_parser(commands: Any) -> None:
-    formats = "; ".join(f"{name}: {view.description}" for name, view in VIEWS.items())
     report = commands.add_parser(
         "report",
         help="render a view (text, md, junit, badge ...) of a JSON Lines report",
@@ -29,8 +28,11 @@ def add_report_parser(commands: Any) -> None:
     report.add_argument(
         "out", metavar="OUT", nargs="?", help="where to write the view (default: stdout)"
     )
-    report.add_argument(
-        "--format", choices=tuple(VIEWS), default="text", help=f"the view ({formats})"
+    add_format_option(
+        report,
+        schema="summary.schema.json (the summary record, computed also for a run that did "
+        "not finish)",
+        views={name: view.description for name, view in VIEWS.items() if name != "text"},
     )
     report.add_argument(
         "--area",
@@ -63,7 +65,10 @@ def report_command(args: argparse.Namespace, out: TextIO) -> int:
     render: Renderer | None = None
     if args.area is not None:
         render = functools.partial(render_badge, area=args.area)
-    data = render_view(args.format, report, render)
+    if args.format == "json":
+        data = summary_line(report).encode("utf-8")
+    else:
+        data = render_view(args.format, report, render)
     if not report.complete:
         print(
             f"ppconf: note: {args.file}: the run did not finish; the view shows the "

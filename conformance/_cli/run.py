@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import signal
 import sys
 import time
@@ -22,6 +21,7 @@ from conformance._cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_UNUSABLE,
+    add_format_option,
     positive_int,
     positive_seconds,
     report_error,
@@ -34,9 +34,9 @@ from conformance._expected_failures import (
 )
 from conformance._protocol import SubprocessAdapter
 from conformance._records import PartRecord, Report, RunHeader
-from conformance._report.jsonl import JsonLinesWriter, levels_data
+from conformance._report.jsonl import JsonLinesWriter, summary_line
 from conformance._report.text import render_text
-from conformance._report.views import VIEWS, write_view
+from conformance._report.views import VIEWS, render_view, write_view
 from conformance._runner import DEFAULT_TIMEOUT, CaseResult, Runner
 from conformance._spec_versions import NEWEST, SpecVersionError, check_target
 from conformance._verdicts import judge_report
@@ -97,11 +97,10 @@ def add_run_parser(commands: Any) -> None:
         help="run each case part N times; a part that does not end the same way every time is "
         "reported flaky and does not pass (default 1)",
     )
-    run.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help="text (default) or json: the levels and verdict as one JSON object on stdout",
+    add_format_option(
+        run,
+        schema="summary.schema.json (the summary record a report ends with)",
+        views={name: view.description for name, view in VIEWS.items() if name != "text"},
     )
     run.set_defaults(handler=run_command)
 
@@ -321,17 +320,12 @@ def _run(
     if args.write_expected_failures:
         write_expected_failures(args.write_expected_failures, _failures_of(report))
     if args.format == "json":
-        summary = {
-            "levels": levels_data(report.levels()),
-            "counts": report.counts(),
-            "verdict": judgement.to_dict(),
-            "complete": report.complete,
-            "elapsed_sec": round(elapsed, 3),
-        }
-        print(json.dumps(summary, sort_keys=True), file=out)
-    else:
+        out.write(summary_line(report))
+    elif args.format == "text":
         print(render_text(report, judgement), file=out)
         print(f"ran in {elapsed:.2f} s", file=out)
+    else:
+        out.write(render_view(args.format, report).decode("utf-8"))
     if stopped is not None:
         print(f"ppconf: stopped: {stopped}, after {len(records)} part(s)", file=sys.stderr)
         if stopped.startswith("the adapter gave up"):

@@ -46,18 +46,26 @@ class JsonLinesWriter:
 
     def finish(self, report: Report) -> None:
         """Write the summary line of a finished run."""
-        levels = report.levels()
-        self._write(
-            {
-                "type": "summary",
-                "counts": report.counts(),
-                "levels": levels_data(levels),
-                "verdict": judge_report(report).to_dict(),
-            }
-        )
+        self._write(summary_record(report))
 
     def close(self) -> None:
         self._stream.close()
+
+
+def summary_record(report: Report) -> dict[str, Any]:
+    """The ``summary`` record of a run: its counts, levels and verdict (what ``ppconf run
+    --format json`` prints, too)."""
+    return {
+        "type": "summary",
+        "counts": report.counts(),
+        "levels": levels_data(report.levels()),
+        "verdict": judge_report(report).to_dict(),
+    }
+
+
+def summary_line(report: Report) -> str:
+    """The ``summary`` record as the report's last line holds it (one line, keys sorted)."""
+    return _line(summary_record(report))
 
 
 def levels_data(levels: Any) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """Reading JSON: :mod:`json` with duplicate keys, non-finite numbers and lone surrogates
-refused, and the limits on depth and size checked after parsing, each with its position."""
+refused, and the limits on depth and size checked after parsing, each with its position; and
+where each value starts, for ``Document.locate`` (:class:`JsonLocator`)."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def _finite_float(literal: str) -> float:
 
 
 def parse_json(text: str, source: str | None, limits: Limits) -> Document:
-    """Parse JSON text into a :class:`Document` (which knows no line numbers).
+    """Parse JSON text into a :class:`Document` that can say where its values are.
 
     Arguments:
         text: the document.
@@ -111,7 +112,7 @@ def parse_json(text: str, source: str | None, limits: Limits) -> Document:
         line, column = line_column(text, _json_depth_offset(text, limits.max_depth))
         raise too_deep(Location(source, line, column), limits) from None
     _check_json_shape(data, text, source, limits)
-    return Document(data, source, "json")
+    return Document(data, source, "json", JsonLocator(text))
 
 
 def _duplicate_key_offset(text: str, key: str) -> int:
@@ -235,3 +236,73 @@ def _lone_surrogate(text: str, source: str | None) -> PackLoadError:
         Location(source, line, column),
         "escape characters beyond U+FFFF as a surrogate pair, or write them as is",
     )
+
+
+_SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
+"""The tokens of JSON text: a string, a punctuation mark, or a literal (number, true, ...)."""
+
+_Node = tuple[int, "dict[str, _Node] | list[_Node] | None"]
+"""Where a value starts (an offset in the text) and, for an object or an array, its members."""
+
+
+class JsonLocator:
+    """Where the value at a JSON pointer starts in JSON text (1-based line and column).
+
+    :mod:`json` keeps no positions, so the text is scanned again, once, on the first question
+    (never for a document nobody asks about): one pass records where every value starts, in a
+    tree shaped like the data, and every question after that is a walk down it. The text has
+    been parsed by :mod:`json` already, so the scan trusts its syntax.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._root: _Node | None = None
+
+    def __call__(self, tokens: list[str]) -> tuple[int, int] | None:
+        if self._root is None:
+            self._root = _index(self._text)
+        node = self._root
+        for token in tokens:
+            members = node[1]
+            if isinstance(members, dict):
+                found = members.get(token)
+            elif isinstance(members, list) and token.isdecimal() and int(token) < len(members):
+                found = members[int(token)]
+            else:
+                return None
+            if found is None:
+                return None
+            node = found
+        return line_column(self._text, node[0])
+
+
+def _index(text: str) -> _Node:
+    """Every value's start in ``text``, as a tree of :data:`_Node` (one pass, no recursion)."""
+    root: _Node | None = None
+    stack: list[_Node] = []  # the open objects and arrays
+    key: str | None = None  # in an object, the key whose value comes next
+    for match in _SCAN.finditer(text):
+        token = match.group()
+        first = token[0]
+        if first in ",:":
+            continue
+        if first in "}]":
+            stack.pop()
+            continue
+        parent = stack[-1][1] if stack else None
+        if isinstance(parent, dict) and key is None:  # a key: strings only, here
+            key = json.loads(token) if "\\" in token else token[1:-1]
+            continue
+        node: _Node = (match.start(), {} if first == "{" else [] if first == "[" else None)
+        if isinstance(parent, dict):
+            assert key is not None
+            parent[key] = node
+            key = None
+        elif isinstance(parent, list):
+            parent.append(node)
+        else:
+            root = node
+        if node[1] is not None:
+            stack.append(node)
+    assert root is not None  # the text was parsed: it holds a value
+    return root

@@ -177,13 +177,15 @@ def test_invalid_pack_exits_1_with_located_diagnostics(
     assert lines[-1].endswith(f"{warnings} warning{'s' * (warnings != 1)})")
 
 
-def test_diagnostics_of_a_json_pack_have_no_line(
+def test_diagnostics_of_a_json_pack_have_line_and_column(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = write(tmp_path, "broken.json", INVALID_JSON_PACK)
     status, out, _ = run(["validate", path], capsys)
     assert status == 1
-    assert f"{path}: error [entry-unknown] /workflow/entry: " in out
+    # json.dumps(indent=2) puts "entry" on a line of its own, its value at column 14
+    line = INVALID_JSON_PACK.splitlines().index('    "entry": "nowhere",') + 1
+    assert f"{path}:{line}:14: error [entry-unknown] /workflow/entry: " in out
 
 
 def test_unusable_pack_exits_2_with_one_error_on_stderr(
@@ -285,7 +287,7 @@ def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 
     json_diagnostics = files[2]["diagnostics"]
     assert {d["code"] for d in json_diagnostics} >= {"entry-unknown"}
-    assert all(d["line"] is None and d["column"] is None for d in json_diagnostics)
+    assert all(d["line"] >= 1 and d["column"] >= 1 for d in json_diagnostics)
 
     load_error = files[3]["load_error"]
     assert files[3]["diagnostics"] == []
@@ -323,7 +325,7 @@ def test_load_error_path_is_reported_in_json(
 # -- determinism ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("format", ["human", "json"])
+@pytest.mark.parametrize("format", ["text", "json", "github", "sarif"])
 def test_output_is_deterministic(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], format: str
 ) -> None:

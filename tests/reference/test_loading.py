@@ -988,11 +988,64 @@ def test_locate_without_a_match_keeps_only_file_and_pointer(pointer: str) -> Non
     assert document.locate(pointer) == Location("p.yaml", pointer=pointer)
 
 
-def test_locate_in_json_has_no_line() -> None:
-    document = parse_document('{"a": {"b/c": [1, 2]}}', format="json", source="p.json")
+LOCATE_JSON = """\
+{
+  "id": "p",
+  "workflow": {
+    "states": {
+      "a/b": {"on_event": {"Go": "c~d"}},
+      "c~d": {"artifacts": [
+        "x",
+        {"name": "second"}
+      ]},
+      "\\u00e9t\\u00e9": [[], {}, "\\"quoted\\" and \\\\", -1.5e3, true, null]
+    }
+  },
+  "caf\u00e9": {"": 1}, "after": [ 2 ]
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("pointer", "line", "column"),
+    [
+        ("", 1, 1),
+        ("/id", 2, 9),
+        ("/workflow", 3, 15),
+        ("/workflow/states/a~1b", 5, 14),
+        ("/workflow/states/a~1b/on_event/Go", 5, 34),
+        ("/workflow/states/c~0d", 6, 14),
+        ("/workflow/states/c~0d/artifacts/0", 7, 9),
+        ("/workflow/states/c~0d/artifacts/1/name", 8, 18),
+        ("/workflow/states/\u00e9t\u00e9/0", 10, 25),
+        ("/workflow/states/\u00e9t\u00e9/1", 10, 29),
+        ("/workflow/states/\u00e9t\u00e9/2", 10, 33),
+        ("/workflow/states/\u00e9t\u00e9/3", 10, 54),
+        ("/workflow/states/\u00e9t\u00e9/4", 10, 62),
+        ("/workflow/states/\u00e9t\u00e9/5", 10, 68),
+        ("/caf\u00e9/", 13, 16),  # columns count characters, not bytes
+        ("/after/0", 13, 31),
+    ],
+)
+def test_locate_gives_line_and_column_for_json(pointer: str, line: int, column: int) -> None:
+    document = parse_document(LOCATE_JSON, format="json", source="p.json")
+    assert document.locate(pointer) == Location("p.json", line, column, pointer)
+
+
+@pytest.mark.parametrize(
+    "pointer",
+    ["/nope", "/id/deeper", "/workflow/states/c~0d/artifacts/2", "/after/-1", "/after/x", "/x/0"],
+)
+def test_locate_in_json_without_a_match_keeps_only_file_and_pointer(pointer: str) -> None:
+    document = parse_document(LOCATE_JSON, format="json", source="p.json")
     assert isinstance(document, Document)
-    assert document.locate("/a/b~1c/1") == Location("p.json", None, None, "/a/b~1c/1")
-    assert document.locate("") == Location("p.json", pointer="")
+    assert document.locate(pointer) == Location("p.json", pointer=pointer)
+
+
+def test_locate_in_json_of_a_scalar_document() -> None:
+    document = parse_document('  "text"', format="json", source="p.json")
+    assert document.locate("") == Location("p.json", 1, 3, "")
+    assert document.locate("/0") == Location("p.json", pointer="/0")
 
 
 def test_locate_follows_aliases_to_the_node_they_name() -> None:
