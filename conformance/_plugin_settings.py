@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import pytest
 
-from conformance._contract import AREAS
+from conformance._areas import AREAS
 from conformance._runner import DEFAULT_TIMEOUT
 from conformance._spec_versions import NEWEST
 
@@ -54,6 +54,7 @@ SETTINGS = (
         "fail unless the headline level is at least N",
         (0, 1, 2, 3),
     ),
+    Setting("ppconf_strict", "flag", False, "every check counts, not only claimed MUSTs (true)"),
     Setting("ppconf_expected_failures", "path", None, "expected-failures file (YAML)"),
     Setting("ppconf_catalog", "path", None, "a catalog folder (default: built-in)"),
     Setting("ppconf_extra_catalog", "paths", [], "more case folders (one per line)"),
