@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from conformance._drawing._layout import (
     EdgeSpec,
+    Layout,
     PlacedEdge,
     PlacedNode,
     Point,
@@ -48,8 +49,8 @@ VISITED_FILL = "#f0fdf4"
 DIVERGED_FILL = "#fef2f2"
 
 
-def render_svg(graph: Graph) -> str:
-    """Lay ``graph`` out and return it as an SVG document (a ``viewBox``, width 100%)."""
+def layout_of(graph: Graph) -> Layout:
+    """Where the nodes, edges and labels of ``graph`` go, at the sizes this renderer draws."""
     sizes = [_node_size(node) for node in graph.nodes]
     index = {node.name: number for number, node in enumerate(graph.nodes)}
     specs = []
@@ -60,7 +61,12 @@ def render_svg(graph: Graph) -> str:
             EdgeSpec(index[edge.source], index[edge.target], label_width, len(lines) * LABEL_LINE)
         )
     start = next((number for number, node in enumerate(graph.nodes) if node.start), None)
-    layout = layered_layout(sizes, specs, start)
+    return layered_layout(sizes, specs, start)
+
+
+def render_svg(graph: Graph) -> str:
+    """Lay ``graph`` out and return it as an SVG document (a ``viewBox``, width 100%)."""
+    layout = layout_of(graph)
 
     out = [
         '<svg xmlns="http://www.w3.org/2000/svg"'
