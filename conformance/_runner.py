@@ -38,7 +38,7 @@ from conformance._cases import (
 from conformance._checks import Check, weaker
 from conformance._contract import Requirement, code_requirement
 from conformance._errors import AdapterFault, AdapterGaveUp, PackRejected, Rejected, Unsupported
-from conformance._matchers import Mismatch, compare, missing
+from conformance._matchers import Mismatch, compare, differences, missing
 
 Outcome = Literal["passed", "skipped", "timeout", "errored", "flaky", "failed"]
 OUTCOMES: tuple[Outcome, ...] = ("passed", "skipped", "timeout", "errored", "flaky", "failed")
@@ -409,6 +409,16 @@ class _Script:
             detail["field"] = mismatch.path
             detail["expected"] = mismatch.expected
             detail["actual"] = None if mismatch.actual is missing() else mismatch.actual
+        if isinstance(mismatch, _Observation) and len(mismatch.all) > 1:
+            # Every state whose count (or artifact) differs, not only the first one met.
+            detail["differences"] = [
+                {
+                    "field": m.path,
+                    "expected": None if m.expected is missing() else m.expected,
+                    "actual": None if m.actual is missing() else m.actual,
+                }
+                for m in mismatch.all
+            ]
         label = f"scenario {scenario.name!r}"
         if step is not None and step <= len(scenario.steps):
             label += f", step {step} ({scenario.steps[step - 1].describe()})"
@@ -596,12 +606,22 @@ def _wanted_codes(wanted: Any) -> tuple[tuple[str, ...], str | None]:
     return ((code,) if isinstance(code, str) else tuple(code)), limit
 
 
+@dataclass(frozen=True)
+class _Observation(Mismatch):
+    """The first mismatch of a session observable, with every other one of the same field."""
+
+    all: tuple[Mismatch, ...] = ()
+
+
 def _compare_observations(expected: Mapping[str, Any], state: Mapping[str, Any]) -> Mismatch | None:
     for key, value in expected.items():
-        observed_key = OBSERVATIONS[key]
-        mismatch = compare(value, state.get(observed_key, missing()), key)
+        observed = state.get(OBSERVATIONS[key], missing())
+        mismatch = compare(value, observed, key)
         if mismatch:
-            return mismatch
+            found = differences(value, observed, key)
+            return _Observation(
+                mismatch.path, mismatch.expected, mismatch.actual, mismatch.reason, found
+            )
     return None
 
 
