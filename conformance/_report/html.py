@@ -52,17 +52,7 @@ def render_html(report: Report) -> str:
     capabilities = report.header.capabilities
     title = f"{capabilities.name} {capabilities.version}".strip() or report.header.adapter
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        '<meta http-equiv="Content-Security-Policy"'
-        " content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        f"<title>ppconf: {_e(title)}: {'passed' if judgement.passed else 'FAILED'}</title>",
-        f"<style>{_CSS}</style>",
-        "</head>",
-        "<body>",
+        *head(f"ppconf: {title}: {'passed' if judgement.passed else 'FAILED'}"),
         *_header(report, title, levels, judgement),
         "<main>",
         *_level_table(levels, anchors),
@@ -76,13 +66,39 @@ def render_html(report: Report) -> str:
     return "\n".join(parts) + "\n"
 
 
+def head(title: str, extra_css: str = "") -> list[str]:
+    """The page's lines up to ``<body>``: its title, the policy that forbids any script or
+    fetch, and the style sheet (with ``extra_css`` after it)."""
+    return [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta http-equiv="Content-Security-Policy"'
+        " content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>{_e(title)}</title>",
+        f"<style>{_CSS}{chr(10) + extra_css if extra_css else ''}</style>",
+        "</head>",
+        "<body>",
+    ]
+
+
+def failure_box(report: Report, record: PartRecord) -> list[str]:
+    """One part's failure as this page shows it (message, step, diagram), with no id."""
+    return _failure(report, normalise(record), [record], {}, {record.case})
+
+
 # -- text ---------------------------------------------------------------------------------------
 
 
-def _e(text: object) -> str:
+def escape(text: object) -> str:
     """``text`` escaped for HTML text and attribute values, control characters written out."""
     shown = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
     return html.escape(shown, quote=True)
+
+
+_e = escape
 
 
 def _json(value: Any) -> str:
@@ -100,7 +116,7 @@ def _claimed_first(report: Report) -> list[PartRecord]:
     return sorted(failing, key=lambda r: order.index(r.area))
 
 
-def _slug(name: str) -> str:
+def slug(name: str) -> str:
     """``name`` as the tail of an HTML id: letters, digits, ``_``, ``.`` and ``-`` only."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name) or "-"
 
@@ -112,7 +128,7 @@ def _anchors(case_ids: Iterable[str]) -> dict[str, str]:
     for case_id in case_ids:
         if case_id in anchors:
             continue
-        base = "case-" + _slug(case_id)
+        base = "case-" + slug(case_id)
         anchor, number = base, 1
         while anchor in taken:
             number += 1
@@ -173,7 +189,8 @@ def _headline(levels: LevelReport) -> str:
     return text[0].upper() + text[1:]
 
 
-def _level_class(area: AreaLevel) -> str:
+def level_class(area: AreaLevel) -> str:
+    """The class of an area's level: ``top``, ``short``, ``below`` or ``none``."""
     if area.level is None:
         return "none"
     if area.level == BELOW_ZERO:
@@ -204,7 +221,7 @@ def _level_table(levels: LevelReport, anchors: Mapping[str, str]) -> list[str]:
                 f" <small>of {area.top}</small>"
             )
         out += [
-            f'<tbody class="area {_level_class(area)}" id="level-{_slug(area.area)}">',
+            f'<tbody class="area {level_class(area)}" id="level-{slug(area.area)}">',
             "<tr>",
             f'<th scope="row"><span class="name">{_e(area.area)}</span>'
             f' <span class="level">{level}</span></th>',
@@ -275,7 +292,7 @@ def _failures(
         level = f" <small>level {_e(describe_level(measured.level))}</small>" if measured else ""
         count = sum(len(records) for records in rules.values())
         out += [
-            f'<section class="area" id="failures-{_slug(area)}">',
+            f'<section class="area" id="failures-{slug(area)}">',
             f"<h3>{_e(area)}{level} <small>{count} part(s)</small></h3>",
         ]
         for rule in sorted(rules, key=lambda rule: (rule == NO_RULE, _natural(rule))):
