@@ -390,12 +390,14 @@ _CSS = """
 table.matrix{border-collapse:collapse;background:var(--paper);font-size:.85rem;
 border:1px solid var(--line)}
 .matrix th,.matrix td{padding:.35rem .5rem;text-align:left;vertical-align:top;
-border-top:1px solid var(--line)}
+border-top:1px solid var(--line);white-space:normal}
+.matrix .runtime{min-width:5.5rem}
+@media (max-width:40rem){.matrix th,.matrix td{padding:.3rem .25rem}}
 .matrix thead th{background:#f1f5f9;font-weight:normal}
 .matrix .runtime .name{display:block;font-weight:700;font-family:var(--mono)}
 .matrix .runtime small{display:block}
 .matrix .runtime .file{font-family:var(--mono);overflow-wrap:anywhere}
-.matrix .area-name{font-family:var(--mono);font-weight:700}
+.matrix .area-name{font-family:var(--mono);font-weight:700;white-space:nowrap}
 .matrix td.level small{display:block}
 .matrix td.level.top .pill{background:var(--pass)}
 .matrix td.level.short .pill{background:var(--warn)}
