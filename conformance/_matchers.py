@@ -50,6 +50,27 @@ def _show(value: Any) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
+def differences(expected: Any, actual: Any, path: str) -> tuple[Mismatch, ...]:
+    """Every difference one level down, where :func:`compare` stops at the first: for a plain
+    mapping expected of a mapping, one mismatch per key that does not match and per key the
+    case does not expect (``visit_counts.review`` and ``visit_counts.test``, so a report can
+    point at every state whose count is wrong); else the first mismatch, if any.
+    """
+    if is_matcher(expected) or not isinstance(expected, Mapping) or not isinstance(actual, Mapping):
+        found = compare(expected, actual, path)
+        return (found,) if found else ()
+    out = []
+    for key, value in expected.items():
+        found = compare(value, actual.get(key, _MISSING), f"{path}.{key}")
+        if found:
+            out.append(found)
+    out += [
+        Mismatch(f"{path}.{key}", _MISSING, actual[key], "not expected")
+        for key in sorted(set(actual) - set(expected), key=str)
+    ]
+    return tuple(out)
+
+
 def missing() -> Any:
     """The marker for a value the runtime did not report at all."""
     return _MISSING

@@ -42,6 +42,7 @@ from conformance._statements import POINTER, code_requirement, code_statement
 from conformance._steps import (
     OBSERVATIONS,
     Context,
+    Observation,
     Observed,
     Step,
     compare_observations,
@@ -475,6 +476,16 @@ class _Script:
             detail["field"] = mismatch.path
             detail["expected"] = mismatch.expected
             detail["actual"] = None if mismatch.actual is missing() else mismatch.actual
+        if isinstance(mismatch, Observation) and len(mismatch.all) > 1:
+            # Every state whose count (or artifact) differs, not only the first one met.
+            detail["differences"] = [
+                {
+                    "field": m.path,
+                    "expected": None if m.expected is missing() else m.expected,
+                    "actual": None if m.actual is missing() else m.actual,
+                }
+                for m in mismatch.all
+            ]
         return _Failure(self.place(message, step), detail)
 
 

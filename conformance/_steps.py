@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from conformance._errors import Rejected
-from conformance._matchers import Mismatch, compare, missing
+from conformance._matchers import Mismatch, compare, differences, missing
 
 if TYPE_CHECKING:
     from conformance._adapter import PackInput
@@ -232,12 +232,24 @@ def parse_expectation(data: Mapping[str, Any] | None) -> Expectation:
     return Expect.parse(data)
 
 
+@dataclass(frozen=True)
+class Observation(Mismatch):
+    """The first mismatch of a session observable, with every other one of the same field (a
+    report points at every state whose count or artifact differs)."""
+
+    all: tuple[Mismatch, ...] = ()
+
+
 def compare_observations(expected: Mapping[str, Any], state: Mapping[str, Any]) -> Mismatch | None:
     """The first difference between expected session data and the runtime's."""
     for key, value in expected.items():
-        mismatch = compare(value, state.get(OBSERVATIONS[key], missing()), key)
+        observed = state.get(OBSERVATIONS[key], missing())
+        mismatch = compare(value, observed, key)
         if mismatch:
-            return mismatch
+            found = differences(value, observed, key)
+            return Observation(
+                mismatch.path, mismatch.expected, mismatch.actual, mismatch.reason, found
+            )
     return None
 
 
@@ -573,6 +585,7 @@ __all__ = [
     "Expect",
     "Expectation",
     "Miss",
+    "Observation",
     "Observed",
     "RejectionWanted",
     "Step",

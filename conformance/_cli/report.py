@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from conformance._cli.common import EXIT_OK, EXIT_UNUSABLE, add_format_option, report_error
 from conformance._report.badge import render_badge
 from conformance._report.jsonl import read_report, summary_line
+from conformance._report.matrix import (
+    Matrix,
+    build_matrix,
+    render_matrix_html,
+    render_matrix_markdown,
+    render_matrix_text,
+)
 from conformance._report.views import VIEWS, Renderer, render_view
 
 
@@ -20,13 +28,26 @@ def add_report_parser(commands: Any) -> None:
         "report",
         help="render a view (text, md, junit, badge ...) of a JSON Lines report",
         description="Render a view of a run from the JSON Lines report `ppconf run --report "
-        "json` wrote, complete or cut short. Exit status: 0 when the view is written, whatever "
-        "the run's verdict (use `ppconf run` or `ppconf compare` to fail CI); 2 when the report "
-        "cannot be read.",
+        "json` wrote, complete or cut short. Given several reports (FILE FILE ...), render one "
+        "matrix of them (--format html, md or text): runtimes as columns, the levels of each "
+        "area, then every case part on which they differ; reports of different spec versions "
+        "or catalogs are compared on the parts they share, and the view says so. Exit status: 0 "
+        "when the view is written, whatever the run's verdict (each run's, for a matrix; use "
+        "`ppconf run` or `ppconf compare` to fail CI); 2 when a report cannot be read, or "
+        "reports cannot be compared.",
     )
-    report.add_argument("file", metavar="FILE", help="the JSON Lines report")
     report.add_argument(
-        "out", metavar="OUT", nargs="?", help="where to write the view (default: stdout)"
+        "files",
+        metavar="FILE",
+        nargs="+",
+        help="the JSON Lines report(s); with one report, a last argument that is not a report "
+        "(no such file yet, or no run header) is OUT, where to write the view",
+    )
+    report.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="where to write the view (default: stdout)",
     )
     add_format_option(
         report,
@@ -44,23 +65,54 @@ def add_report_parser(commands: Any) -> None:
 
 
 class _OutAfterOptions(argparse.ArgumentParser):
-    """Takes OUT after the options too (``ppconf report FILE --format md OUT``): argparse
-    matches the optional OUT, empty, beside FILE when an option follows FILE, and then has no
-    place left for it."""
+    """Takes reports (and OUT) after the options too (``ppconf report FILE --format md OUT``):
+    argparse ends FILE ... at the first option, and then has no place left for them."""
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
         parsed, extras = super().parse_known_args(args, namespace)
-        if getattr(parsed, "out", None) is None and extras and not extras[0].startswith("-"):
-            parsed.out = extras.pop(0)
+        while extras and not extras[0].startswith("-") and hasattr(parsed, "files"):
+            parsed.files.append(extras.pop(0))
         return parsed, extras
+
+
+MATRIX_VIEWS: dict[str, Callable[[Matrix], str]] = {
+    "html": render_matrix_html,
+    "md": render_matrix_markdown,
+    "text": render_matrix_text,
+}
+
+
+def _is_report(path: str) -> bool:
+    """Whether ``path`` is a file whose first line is a run header (else it may be OUT)."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            first = stream.readline()
+        data = json.loads(first)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("type") == "run"
+
+
+def _files_and_out(args: argparse.Namespace) -> tuple[list[str], str | None]:
+    """The reports, and where the view goes: ``--output``, else a last argument that is not a
+    report (``ppconf report FILE OUT``, as before several reports could be given)."""
+    files = list(args.files)
+    out = args.output
+    if out is None and len(files) >= 2 and not _is_report(files[-1]):
+        out = files.pop()
+    return files, out
 
 
 def report_command(args: argparse.Namespace, out: TextIO) -> int:
     if args.area is not None and args.format != "badge":
         report_error("--area goes with --format badge (the other views show every area)")
         return EXIT_UNUSABLE
+    files, args.out = _files_and_out(args)
+    if len(files) > 1:
+        return _matrix_command(args, files, out)
+    args.file = files[0]
     report = read_report(args.file)
     render: Renderer | None = None
     if args.area is not None:
@@ -80,6 +132,28 @@ def report_command(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_OK
     try:
         Path(args.out).write_bytes(data)
+    except OSError as error:
+        report_error(f"cannot write {args.out}: {error}")
+        return EXIT_UNUSABLE
+    return EXIT_OK
+
+
+def _matrix_command(args: argparse.Namespace, files: list[str], out: TextIO) -> int:
+    """Several reports: one matrix of them."""
+    render = MATRIX_VIEWS.get(args.format)
+    if render is None:
+        report_error(
+            f"--format {args.format} renders one report; several reports make a matrix in "
+            f"{', '.join(MATRIX_VIEWS)} (or render each report on its own)"
+        )
+        return EXIT_UNUSABLE
+    reports = [read_report(path) for path in files]
+    text = render(build_matrix(reports, files))
+    if args.out is None:
+        out.write(text)
+        return EXIT_OK
+    try:
+        Path(args.out).write_text(text, encoding="utf-8")
     except OSError as error:
         report_error(f"cannot write {args.out}: {error}")
         return EXIT_UNUSABLE

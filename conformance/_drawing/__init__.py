@@ -23,22 +23,31 @@ of states carrying all their event names; ``on_max_visits`` redirects dashed, la
 
 Highlights: edges of the path taken are green and labelled ``taken: <transition numbers>``;
 visited states are green; the diverging state or edge is red and labelled ``[diverged]``, so
-it is visible without colour.
+it is visible without colour; a state whose observable data differs from what was expected (a
+visit count, an artifact) is red with ``[differs]`` and how.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from conformance._drawing._composition import composition_graph
 from conformance._drawing._dot import render_dot
 from conformance._drawing._mermaid import render_mermaid
-from conformance._drawing._model import DIVERGED_MARK, DrawingError, Edge, Graph, Node
+from conformance._drawing._model import (
+    DIFFERS_MARK,
+    DIVERGED_MARK,
+    DrawingError,
+    Edge,
+    Graph,
+    Node,
+)
 from conformance._drawing._svg import render_svg
 from conformance._drawing._workflow import Transition, workflow_graph
 
 __all__ = [
+    "DIFFERS_MARK",
     "DIVERGED_MARK",
     "FORMATS",
     "DrawingError",
@@ -85,6 +94,7 @@ def draw_workflow(
     path: Iterable[Transition] = (),
     visited: Iterable[str] = (),
     diverged: str | Transition | None = None,
+    differs: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """Draw ``pack``'s workflow.
 
@@ -100,12 +110,17 @@ def draw_workflow(
         diverged: where a run diverged: a state name, or a transition ``{"from", "event"}``
             (``"to"`` optional) whose edge is marked; an edge the drawing does not hold marks
             its ``from`` state instead.
+        differs: states whose observable data differs from what the case expected (a visit
+            count, an artifact), each with lines saying how, e.g. ``{"test": ["visits: 3,
+            expected 2"]}``: marked red like ``diverged``, the first line led by ``[differs]``.
 
     Raises:
         DrawingError: the pack has no workflow states (``known`` lists its compositions), or
             ``start`` is not a state (``known`` lists the states).
     """
-    graph = workflow_graph(pack, start=start, path=path, visited=visited, diverged=diverged)
+    graph = workflow_graph(
+        pack, start=start, path=path, visited=visited, diverged=diverged, differs=differs
+    )
     return render(graph, format)
 
 

@@ -1,9 +1,11 @@
 """A composition's step graph as a :class:`Graph` (RFC 0010).
 
 Steps are nodes showing their kind; edges follow the array order, a branch's ``then`` and
-``else``, a parallel's fan-out to its branches and fan-in to the next step, and ``depends_on``
-(dotted). Several reasons to connect the same two steps make one edge. Malformed steps (not a
-mapping, no string id, an id seen before) are left out.
+``else`` (labelled so), a parallel's fan-out to its branches and fan-in to the next step, and
+``depends_on`` (dotted). Where a branch's two targets follow each other, the first goes on
+past the second, which the branch skipped if the first ran. Several reasons to connect the
+same two steps make one edge. Malformed steps (not a mapping, no string id, an id seen before)
+are left out.
 """
 
 from __future__ import annotations
@@ -47,9 +49,24 @@ def composition_graph(pack: Mapping[str, Any], name: str) -> Graph:
             if label:
                 labels.add(label)
 
-    for before, after in itertools.pairwise(top):
-        if not _members(before):  # a parallel's fan-in edges lead to the next step instead
-            connect(before["id"], after["id"], "order")
+    arms = {
+        frozenset((step["then"], step["else"]))
+        for step in steps
+        if step.get("kind") == "branch"
+        and isinstance(step.get("then"), str)
+        and isinstance(step.get("else"), str)
+        and step["then"] != step["else"]
+    }
+    for index, (before, after) in enumerate(itertools.pairwise(top)):
+        if _members(before):  # a parallel's fan-in edges lead to the next step instead
+            continue
+        if frozenset((before["id"], after["id"])) in arms:
+            # The other arm of the branch: skipped whenever this one ran (RFC 0010, C2), so
+            # this arm goes on past it (an edge into it would read as "both run").
+            if index + 2 < len(top):
+                connect(before["id"], top[index + 2]["id"], "order")
+            continue
+        connect(before["id"], after["id"], "order")
     for index, step in enumerate(top):
         following = top[index + 1]["id"] if index + 1 < len(top) else None
         for leaf in _leaves(step):

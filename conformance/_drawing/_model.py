@@ -18,6 +18,9 @@ LineStyle = Literal["solid", "dashed", "dotted"]
 DIVERGED_MARK = "[diverged]"
 """The text put on the diverging node or edge, so it is visible without colour."""
 
+DIFFERS_MARK = "[differs]"
+"""The text that leads the notes of a state whose observable data differs from the expected."""
+
 
 class DrawingError(ValueError):
     """A drawing was asked of something the pack does not hold.

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from conformance._drawing._layout import (
     EdgeSpec,
+    Layout,
     PlacedEdge,
     PlacedNode,
     Point,
@@ -38,6 +39,10 @@ HEXAGON_SLANT = 10.0
 ARROW_LENGTH = 8.0
 ARROW_HALF_WIDTH = 4.0
 
+MIN_SCALE = 0.85
+"""The least the drawing shrinks to fit its box: its smallest text (11 px labels) stays at 9 px
+or more, and a box narrower than that scrolls (a phone, a wide workflow)."""
+
 INK = "#1f2937"
 EDGE = "#4b5563"
 BACK = "#2563eb"  # edges that run back up (loops): blue, so the main flow reads downwards
@@ -48,8 +53,8 @@ VISITED_FILL = "#f0fdf4"
 DIVERGED_FILL = "#fef2f2"
 
 
-def render_svg(graph: Graph) -> str:
-    """Lay ``graph`` out and return it as an SVG document (a ``viewBox``, width 100%)."""
+def layout_of(graph: Graph) -> Layout:
+    """Where the nodes, edges and labels of ``graph`` go, at the sizes this renderer draws."""
     sizes = [_node_size(node) for node in graph.nodes]
     index = {node.name: number for number, node in enumerate(graph.nodes)}
     specs = []
@@ -60,12 +65,19 @@ def render_svg(graph: Graph) -> str:
             EdgeSpec(index[edge.source], index[edge.target], label_width, len(lines) * LABEL_LINE)
         )
     start = next((number for number, node in enumerate(graph.nodes) if node.start), None)
-    layout = layered_layout(sizes, specs, start)
+    return layered_layout(sizes, specs, start)
+
+
+def render_svg(graph: Graph) -> str:
+    """Lay ``graph`` out and return it as an SVG document: a ``viewBox``, width 100% of its
+    box, from :data:`MIN_SCALE` of its size up to its size."""
+    layout = layout_of(graph)
 
     out = [
         '<svg xmlns="http://www.w3.org/2000/svg"'
         f' viewBox="0 0 {_n(layout.width)} {_n(layout.height)}" width="100%"'
-        f' style="max-width: {_n(layout.width)}px; height: auto"'
+        f' style="max-width: {_n(layout.width)}px;'
+        f' min-width: {_n(layout.width * MIN_SCALE)}px; height: auto"'
         f' font-family="{FONT}" font-size="{_n(FONT_SIZE)}" fill="{INK}"'
         f' role="img" aria-label={quoteattr(graph.title)}>',
         f"<title>{escape(graph.title)}</title>",

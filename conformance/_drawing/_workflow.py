@@ -8,10 +8,11 @@ two packs that differ only in key order draw the same.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from conformance._drawing._model import (
+    DIFFERS_MARK,
     DIVERGED_MARK,
     DrawingError,
     Edge,
@@ -33,6 +34,7 @@ def workflow_graph(
     path: Iterable[Transition] = (),
     visited: Iterable[str] = (),
     diverged: str | Transition | None = None,
+    differs: Mapping[str, Sequence[str]] | None = None,
 ) -> Graph:
     """Build the drawing model of ``pack``'s workflow.
 
@@ -44,6 +46,9 @@ def workflow_graph(
         visited: states to mark as visited (the states of ``path`` are marked anyway).
         diverged: the state (a name) or edge (a transition, ``to`` optional) where a run
             diverged; an edge that cannot be found marks its ``from`` state instead.
+        differs: states whose observable data differs from what was expected (a visit count,
+            an artifact), each with the lines saying how; they are marked as ``diverged`` is,
+            their first line led by :data:`DIFFERS_MARK`. Names the drawing lacks are ignored.
 
     Raises:
         DrawingError: the pack has no workflow states, or ``start`` is not one of them.
@@ -88,6 +93,7 @@ def workflow_graph(
             start=name == first,
             visited=name in seen,
             diverged=name == diverged_state,
+            differs=tuple((differs or {}).get(name, ())),
         )
         for name in names
     )
@@ -225,6 +231,7 @@ def _node(
     start: bool,
     visited: bool,
     diverged: bool,
+    differs: tuple[str, ...] = (),
 ) -> Node:
     lines = [visible(name)]
     orchestration = state.get("orchestration")
@@ -244,13 +251,15 @@ def _node(
     lines.extend(f"agent: {visible(agent)}" for agent in agents)
     if diverged:
         lines.append(DIVERGED_MARK)
+    for number, note in enumerate(differs):
+        lines.append(f"{DIFFERS_MARK} {visible(note)}" if number == 0 else visible(note))
     return Node(
         name,
         tuple(lines),
         "terminal" if _is_terminal(state) else "box",
         start=start,
         visited=visited,
-        diverged=diverged,
+        diverged=diverged or bool(differs),
     )
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from conformance._checks import Check
 from conformance._drawing import DrawingError, draw_composition, draw_workflow
+from conformance._drawing import _svg as svg_style
 from conformance._levels import BELOW_ZERO, AreaLevel, LevelReport, describe_level
 from conformance._records import PartRecord, Report
 from conformance._report.groups import area_order, normalise
@@ -51,17 +52,7 @@ def render_html(report: Report) -> str:
     capabilities = report.header.capabilities
     title = f"{capabilities.name} {capabilities.version}".strip() or report.header.adapter
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        '<meta http-equiv="Content-Security-Policy"'
-        " content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        f"<title>ppconf: {_e(title)}: {judgement.label}</title>",
-        f"<style>{_CSS}</style>",
-        "</head>",
-        "<body>",
+        *head(f"ppconf: {title}: {judgement.label}"),
         *_header(report, title, levels, judgement),
         "<main>",
         *_level_table(levels, anchors),
@@ -75,13 +66,39 @@ def render_html(report: Report) -> str:
     return "\n".join(parts) + "\n"
 
 
+def head(title: str, extra_css: str = "") -> list[str]:
+    """The page's lines up to ``<body>``: its title, the policy that forbids any script or
+    fetch, and the style sheet (with ``extra_css`` after it)."""
+    return [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta http-equiv="Content-Security-Policy"'
+        " content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>{_e(title)}</title>",
+        f"<style>{_CSS}{chr(10) + extra_css if extra_css else ''}</style>",
+        "</head>",
+        "<body>",
+    ]
+
+
+def failure_box(report: Report, record: PartRecord) -> list[str]:
+    """One part's failure as this page shows it (message, step, diagram), with no id."""
+    return _failure(report, normalise(record), [record], {}, {record.case})
+
+
 # -- text ---------------------------------------------------------------------------------------
 
 
-def _e(text: object) -> str:
+def escape(text: object) -> str:
     """``text`` escaped for HTML text and attribute values, control characters written out."""
     shown = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
     return html.escape(shown, quote=True)
+
+
+_e = escape
 
 
 def _json(value: Any) -> str:
@@ -99,7 +116,7 @@ def _claimed_first(report: Report) -> list[PartRecord]:
     return sorted(failing, key=lambda r: order.index(r.area))
 
 
-def _slug(name: str) -> str:
+def slug(name: str) -> str:
     """``name`` as the tail of an HTML id: letters, digits, ``_``, ``.`` and ``-`` only."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name) or "-"
 
@@ -111,7 +128,7 @@ def _anchors(case_ids: Iterable[str]) -> dict[str, str]:
     for case_id in case_ids:
         if case_id in anchors:
             continue
-        base = "case-" + _slug(case_id)
+        base = "case-" + slug(case_id)
         anchor, number = base, 1
         while anchor in taken:
             number += 1
@@ -174,7 +191,8 @@ def _headline(levels: LevelReport) -> str:
     return text[0].upper() + text[1:]
 
 
-def _level_class(area: AreaLevel) -> str:
+def level_class(area: AreaLevel) -> str:
+    """The class of an area's level: ``top``, ``short``, ``below`` or ``none``."""
     if area.level is None:
         return "none"
     if area.level == BELOW_ZERO:
@@ -205,7 +223,7 @@ def _level_table(levels: LevelReport, anchors: Mapping[str, str]) -> list[str]:
                 f" <small>of {area.top}</small>"
             )
         out += [
-            f'<tbody class="area {_level_class(area)}" id="level-{_slug(area.area)}">',
+            f'<tbody class="area {level_class(area)}" id="level-{slug(area.area)}">',
             "<tr>",
             f'<th scope="row"><span class="name">{_e(area.area)}</span>'
             f' <span class="level">{level}</span></th>',
@@ -276,7 +294,7 @@ def _failures(
         level = f" <small>level {_e(describe_level(measured.level))}</small>" if measured else ""
         count = sum(len(records) for records in rules.values())
         out += [
-            f'<section class="area" id="failures-{_slug(area)}">',
+            f'<section class="area" id="failures-{slug(area)}">',
             f"<h3>{_e(area)}{level} <small>{count} part(s)</small></h3>",
         ]
         for rule in sorted(rules, key=lambda rule: (rule == NO_RULE, _natural(rule))):
@@ -426,25 +444,38 @@ def _diagram(record: PartRecord, check: Check | None) -> list[str]:
     detail = check.detail if check is not None else {}
     scenario = "path" in detail
     try:
-        caption, svg = _draw(pack, detail, record.message)
+        caption, svg, differs = _draw(pack, detail, record.message)
     except DrawingError as error:
         return [f'<p class="nodiagram">No diagram: {_e(error.message)}.</p>']
-    legend = (
-        " <small>path taken in green, where it diverged in red</small>"
-        if scenario and caption.startswith("workflow")
-        else ""
-    )
-    return [
+    hint = ""
+    if scenario and caption.startswith("workflow"):
+        red = "the state(s) whose data differs" if differs else "where it diverged"
+        hint = f" <small>path taken in green, {red} in red</small>"
+    out = [
         f'<details class="diagram"{" open" if scenario else ""}>',
-        f"<summary>{_e(caption)}{legend}</summary>",
-        f'<figure aria-label="{_e(caption)}">{svg}</figure>',
+        f"<summary>{_e(caption)}{hint}</summary>",
+    ]
+    if differs:
+        shown = "; ".join(f"<b>{_e(state)}</b>: {_e(', '.join(notes))}" for state, notes in differs)
+        out.append(f'<p class="differs">Differs from the case: {shown}</p>')
+    out += [
+        f'<figure aria-label="{_e(caption)}"><div class="canvas">{svg}</div>',
+        *_legend(svg),
+        "</figure>",
         "</details>",
     ]
+    return out
 
 
-def _draw(pack: Mapping[str, Any], detail: Mapping[str, Any], message: str) -> tuple[str, str]:
-    """``(caption, svg)``: a composition the failing step ran, else the workflow (the pack's
-    only composition when it has no workflow).
+Differs = list[tuple[str, list[str]]]
+"""States whose observable data differs from the case, each with what differs, in order."""
+
+
+def _draw(
+    pack: Mapping[str, Any], detail: Mapping[str, Any], message: str
+) -> tuple[str, str, Differs]:
+    """``(caption, svg, differs)``: a composition the failing step ran, else the workflow (the
+    pack's only composition when it has no workflow), with the states whose data differs.
 
     Raises:
         DrawingError: the pack holds nothing to draw.
@@ -453,25 +484,192 @@ def _draw(pack: Mapping[str, Any], detail: Mapping[str, Any], message: str) -> t
     if step_text.startswith("run_composition "):
         name = step_text.removeprefix("run_composition ")
         try:
-            return f"composition {name}", draw_composition(pack, name, format="svg")
+            return f"composition {name}", draw_composition(pack, name, format="svg"), []
         except DrawingError:
             pass  # the pack does not hold it: draw what it does hold
     path = [t for t in detail.get("path", ()) if isinstance(t, Mapping)]
     start = detail.get("start") if isinstance(detail.get("start"), str) else None
-    diverged = _diverged(pack, detail, path, start, message)
+    differs = _differs(pack, detail, path)
+    # A state's data that differs is the fault; the step it was found at is not.
+    diverged = None if differs else _diverged(pack, detail, path, start, message)
+    marked = dict(differs)
     try:
         try:
-            svg = draw_workflow(pack, format="svg", start=start, path=path, diverged=diverged)
+            svg = draw_workflow(
+                pack, format="svg", start=start, path=path, diverged=diverged, differs=marked
+            )
         except DrawingError as error:
             if start is None or error.message.startswith("the pack has no workflow"):
                 raise
-            svg = draw_workflow(pack, format="svg", path=path, diverged=diverged)
-        return "workflow", svg
+            svg = draw_workflow(pack, format="svg", path=path, diverged=diverged, differs=marked)
+        return "workflow", svg, differs
     except DrawingError as error:
         if len(error.known) != 1:
             raise
         name = error.known[0]
-        return f"composition {name}", draw_composition(pack, name, format="svg")
+        return f"composition {name}", draw_composition(pack, name, format="svg"), []
+
+
+def _line(colour: str, *, dash: str = "", width: float = 1.4) -> str:
+    """A swatch of an edge style: a short line with its arrowhead."""
+    dashed = f' stroke-dasharray="{dash}"' if dash else ""
+    return (
+        '<svg class="swatch" width="34" height="10" viewBox="0 0 34 10" aria-hidden="true">'
+        f'<path d="M1 5H26" stroke="{colour}" stroke-width="{width}"{dashed}/>'
+        f'<path d="M33 5L25 1V9Z" fill="{colour}"/></svg>'
+    )
+
+
+def _box(stroke: str, fill: str, *, width: float = 1.2, radius: float = 3.0) -> str:
+    """A swatch of a node style: a small box."""
+    return (
+        '<svg class="swatch" width="34" height="14" viewBox="0 0 34 14" aria-hidden="true">'
+        f'<rect x="2" y="2" width="30" height="10" rx="{radius}" fill="{fill}" stroke="{stroke}"'
+        f' stroke-width="{width}"/></svg>'
+    )
+
+
+# What each style of a drawing means: (the classes of an element that has it, swatch, text),
+# in the order the legend lists them. Only the styles a drawing uses are listed under it.
+_STYLES = (
+    (
+        {"edge", "event"},
+        _line(svg_style.EDGE),
+        "an event, named on the line, to the state it leads to",
+    ),
+    (
+        {"edge", "back"},
+        _line(svg_style.BACK),
+        "blue: an edge running back up, to an earlier state (a loop) or to the start",
+    ),
+    (
+        {"edge", "max_visits"},
+        _line(svg_style.EDGE, dash="6 4"),
+        "dashed: on_max_visits, where a state at its max_visits sends the run instead",
+    ),
+    ({"edge", "order"}, _line(svg_style.EDGE), "the next step, in array order"),
+    (
+        {"edge", "branch"},
+        _line(svg_style.EDGE),
+        "then / else: the branch's two targets; only one of them runs",
+    ),
+    (
+        {"edge", "fan-out"},
+        _line(svg_style.EDGE),
+        "fan-out / fan-in: a parallel's branches, and the step they join into",
+    ),
+    (
+        {"edge", "depends_on"},
+        _line(svg_style.EDGE, dash="2 3"),
+        "dotted: depends_on, a step waiting for another's output",
+    ),
+    (
+        {"edge", "taken"},
+        _line(svg_style.TAKEN, width=2.6),
+        "green: the path taken, with the numbers of its transitions",
+    ),
+    (
+        {"edge", "diverged"},
+        _line(svg_style.DIVERGED, width=3.0),
+        "red, [diverged]: the step where the run left the expected path",
+    ),
+    ({"node", "start"}, "<b>&#9679;&#8594;</b>", "where the run starts"),
+    (
+        {"node", "terminal"},
+        _box(svg_style.INK, svg_style.PAPER, radius=5.0),
+        "double border, round ends: a terminal state",
+    ),
+    ({"node", "hexagon"}, _box(svg_style.INK, svg_style.PAPER, radius=0.0), "a branch step"),
+    (
+        {"node", "visited"},
+        _box(svg_style.TAKEN, svg_style.VISITED_FILL, width=2.0),
+        "green: a state the run visited",
+    ),
+    (
+        {"node", "diverged"},
+        _box(svg_style.DIVERGED, svg_style.DIVERGED_FILL, width=3.0),
+        "red: [diverged] where the run left the expected path, or [differs] a state whose"
+        " data differs from the case",
+    ),
+)
+
+
+def _legend(svg: str) -> list[str]:
+    """What each style the drawing uses means, as a list under it (text that reflows)."""
+    used = [set(classes.split()) for classes in re.findall(r'<g class="([^"]*)"', svg)]
+    items = [
+        f"<li>{swatch} {_e(text)}</li>"
+        for classes, swatch, text in _STYLES
+        if any(classes <= element for element in used)
+    ]
+    if not items:
+        return []
+    return ['<ul class="legend" aria-label="legend">', *items, "</ul>"]
+
+
+_SHOWN = 24
+"""Characters of a value shown on a state of the diagram."""
+
+
+def _short(value: Any) -> str:
+    if value is None:
+        return "none"
+    text = _json(value)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
+
+
+def _differs(
+    pack: Mapping[str, Any], detail: Mapping[str, Any], path: Sequence[Mapping[str, Any]]
+) -> Differs:
+    """The states whose observable data differs from what the case expected, and how: a visit
+    count marks its state, an artifact the states declaring it, an ``artifact_history`` entry
+    the state its transition entered, the final state both the expected and the actual one.
+    Empty for a difference no state owns (status, turn, tool calls ...)."""
+    if "path" not in detail:
+        return []
+    items = detail.get("differences")
+    if not isinstance(items, list):
+        items = [detail] if "field" in detail else []
+    workflow = pack.get("workflow")
+    states = workflow.get("states") if isinstance(workflow, Mapping) else None
+    if not isinstance(states, Mapping):
+        return []
+    found: dict[str, list[str]] = {}
+
+    def note(state: Any, text: str) -> None:
+        if isinstance(state, str) and state in states and text not in found.get(state, ()):
+            found.setdefault(state, []).append(text)
+
+    for item in items:
+        if not isinstance(item, Mapping) or not isinstance(item.get("field"), str):
+            continue
+        field, expected, actual = item["field"], item.get("expected"), item.get("actual")
+        head, _, rest = field.partition(".")
+        if head == "visit_counts" and rest:
+            note(rest, f"visits: {_short(actual)}, expected {_short(expected)}")
+        elif head == "visit_counts" and isinstance(expected, Mapping):
+            seen = actual if isinstance(actual, Mapping) else {}
+            for state in sorted({*expected, *seen}, key=str):
+                if expected.get(state) != seen.get(state):
+                    shown = f"{_short(seen.get(state))}, expected {_short(expected.get(state))}"
+                    note(state, f"visits: {shown}")
+        elif head in ("artifacts", "prompt_variables") and rest:
+            name = rest.removeprefix("artifacts.").partition(".")[0]
+            for state, definition in states.items():
+                declared = definition.get("artifacts") if isinstance(definition, Mapping) else None
+                if isinstance(declared, Mapping) and name in declared:
+                    note(state, f"artifact {name}: {_short(actual)}, expected {_short(expected)}")
+        elif (match := re.match(r"artifact_history\[(\d+)\]", field)) is not None:
+            index = int(match.group(1))
+            if index < len(path):
+                note(
+                    path[index].get("to"), f"{field}: {_short(actual)}, expected {_short(expected)}"
+                )
+        elif field == "state" and detail.get("step_text") == "final":
+            # (At a step, the edge of its event says more: it is marked instead.)
+            note(expected, "the run should have ended here")
+            note(actual, f"the run ended here, expected {_short(expected)}")
+    return list(found.items())
 
 
 def _diverged(
@@ -631,7 +829,13 @@ font-size:.9rem}
 .diagram summary{font-size:.85rem;color:var(--muted)}
 .diagram figure{margin:.4rem 0 0;background:var(--paper);border:1px solid var(--line);
 border-radius:.3rem;padding:.3rem}
-.diagram svg{display:block;margin:0 auto}
+.diagram .canvas{overflow-x:auto}
+.diagram .canvas>svg{display:block;margin:0 auto}
+.differs{margin:.3rem 0;font-size:.85rem;color:var(--fail)}
+.legend{list-style:none;margin:.4rem 0 0;padding:.3rem .2rem 0;border-top:1px solid var(--line);
+font-size:.75rem;color:var(--muted);display:flex;flex-wrap:wrap;gap:.1rem 1rem}
+.legend li{display:flex;align-items:center;gap:.35rem}
+.legend .swatch{flex:none}
 .nodiagram{font-size:.8rem;color:var(--muted)}
 #findings>details>summary,#passes>details>summary{margin:1.4rem 0 .4rem}
 .group{margin:.3rem 0 .3rem 1rem}

@@ -30,7 +30,7 @@ from conformance._drawing import (
     draw_workflow,
     workflow_graph,
 )
-from conformance._drawing._layout import _inversions
+from conformance._drawing._layout import RANK_GAP, EdgeSpec, _inversions, layered_layout
 from conformance._drawing._model import node_key, visible
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rfc"
@@ -458,7 +458,7 @@ def test_composition_edges_follow_order_branches_parallels_and_dependencies() ->
         ("first", "join", "depends_on", (), "dotted"),
         ("route", "left", "branch", ("then",), "solid"),
         ("route", "right", "branch", ("else",), "solid"),
-        ("left", "right", "order", (), "solid"),
+        ("left", "fan", "order", (), "solid"),
         ("left", "join", "depends_on", (), "dotted"),
         ("right", "fan", "order", (), "solid"),
         ("fan", "b1", "fan-out", (), "solid"),
@@ -661,3 +661,69 @@ def test_any_document_draws_or_raises_a_drawing_error(pack: dict[str, Any], form
 def test_crossings_are_counted_as_inversions(ends: list[int]) -> None:
     brute = sum(a > b for i, a in enumerate(ends) for b in ends[i + 1 :])
     assert _inversions(ends) == brute
+
+
+# -- the layout ---------------------------------------------------------------------------------
+
+
+def _box(size: tuple[float, float] = (60.0, 30.0)) -> tuple[float, float]:
+    return size
+
+
+def test_a_label_sits_beside_the_state_its_edge_leaves() -> None:
+    # a -> b -> c, and c back to a: the back edge's label is just above c, not beside a.
+    edges = [EdgeSpec(0, 1, 20, 14), EdgeSpec(1, 2, 20, 14), EdgeSpec(2, 0, 20, 14)]
+    layout = layered_layout([_box()] * 3, edges, start=0)
+    a, b, c = layout.nodes
+    forward, _, back = layout.edges
+    assert back.back
+    assert not forward.back
+    assert forward.label is not None
+    assert back.label is not None
+    assert a.y < forward.label[1] < b.y
+    assert b.y < back.label[1] < c.y  # on the rank above c, which it leaves
+
+
+def test_a_source_with_more_edges_down_than_up_moves_next_to_its_successor() -> None:
+    # 0 -> 1 -> 2 -> 3, and a second source 4 -> 3: 4 goes on the rank above 3, not on top.
+    edges = [EdgeSpec(0, 1), EdgeSpec(1, 2), EdgeSpec(2, 3), EdgeSpec(4, 3)]
+    layout = layered_layout([_box()] * 5, edges, start=0)
+    assert layout.nodes[4].y == layout.nodes[2].y
+    assert layout.nodes[0].y < layout.nodes[1].y < layout.nodes[2].y < layout.nodes[3].y
+
+
+def test_the_gap_below_a_rank_grows_with_how_far_an_edge_moves_sideways() -> None:
+    # Twelve wide siblings under one parent: the edges to the outer ones move far sideways,
+    # so the gap between the parent's rank and theirs is wider than the least gap.
+    edges = [EdgeSpec(0, child) for child in range(1, 13)]
+    layout = layered_layout([_box((120.0, 30.0))] * 13, edges, start=0)
+    parent, child = layout.nodes[0], layout.nodes[1]
+    gap = (child.y - child.height / 2) - (parent.y + parent.height / 2)
+    assert gap > 2 * RANK_GAP
+
+
+def test_the_arms_of_a_branch_do_not_lead_into_each_other() -> None:
+    # RFC 0010 Example 2: route's then (extract_paper) and else (extract_general) follow each
+    # other; no edge may join them, as though both ran.
+    graph = composition_graph(example("rfc0010-example2-branch.yaml"), "analyze_document")
+    pairs = {(e.source, e.target): e.labels for e in graph.edges}
+    assert pairs[("route", "extract_paper")] == ("then",)
+    assert pairs[("route", "extract_general")] == ("else",)
+    assert ("extract_paper", "extract_general") not in pairs
+    # With a step after them, the first arm goes on past the second.
+    pack = {
+        "compositions": {
+            "c": {
+                "steps": [
+                    {"id": "route", "kind": "branch", "then": "yes", "else": "no"},
+                    {"id": "no", "kind": "tool"},
+                    {"id": "yes", "kind": "tool"},
+                    {"id": "after", "kind": "tool"},
+                ]
+            }
+        }
+    }
+    edges = [(e.source, e.target, e.kind) for e in composition_graph(pack, "c").edges]
+    assert ("no", "after", "order") in edges
+    assert ("yes", "after", "order") in edges
+    assert ("no", "yes", "order") not in edges

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance._matchers import MATCHERS, Mismatch, compare, is_matcher, missing
+from conformance._matchers import MATCHERS, Mismatch, compare, differences, is_matcher, missing
 
 NOTHING = missing()
 
@@ -269,3 +269,15 @@ def test_a_mismatch_knows_what_was_expected_and_seen() -> None:
     )
     unprintable = object()
     assert repr(unprintable) in str(Mismatch("p", 1, unprintable))
+
+
+def test_differences_lists_every_key_that_differs_and_every_unexpected_one() -> None:
+    found = differences({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 5, "d": 1}, "visit_counts")
+    assert [(m.path, m.actual) for m in found] == [
+        ("visit_counts.b", 5),
+        ("visit_counts.c", missing()),
+        ("visit_counts.d", 1),
+    ]
+    # A matcher, or a value that is no mapping, gives the first mismatch only.
+    assert [m.path for m in differences({"$any": True}, missing(), "x")] == ["x"]
+    assert differences("a", "a", "x") == ()

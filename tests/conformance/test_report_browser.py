@@ -70,6 +70,10 @@ PROBE = """(() => {
   const target = link && document.getElementById(link.getAttribute("href").slice(1));
   const article = target && target.closest("article");
   const svg = article && article.querySelector("figure svg");
+  const canvas = article && article.querySelector("figure .canvas");
+  // The size each text of the drawing is shown at: its font size times the drawing's scale.
+  const sizes = svg ? [...svg.querySelectorAll("text")].map(
+    (t) => parseFloat(getComputedStyle(t).fontSize) * svg.getScreenCTM().a) : [];
   return {
     width: window.innerWidth,
     height: window.innerHeight,
@@ -82,7 +86,10 @@ PROBE = """(() => {
     target: target && target.textContent,
     diagram: svg && {...box(svg), nodes: svg.querySelectorAll(".node").length,
                      taken: svg.querySelectorAll(".edge.taken").length,
-                     diverged: svg.querySelectorAll(".diverged").length},
+                     diverged: svg.querySelectorAll(".diverged").length,
+                     smallestText: Math.min(...sizes),
+                     box: box(canvas),
+                     legend: article.querySelectorAll(".legend li").length},
     scripts: document.scripts.length,
   };
 })()"""
@@ -208,17 +215,27 @@ def failing_report(catalog: Catalog, fakes_importable: Path) -> Report:
     return Report(header, tuple(records_of(results)))
 
 
-def look(devtools: DevTools, page: Path, screen: Mapping[str, Any], shot: Path) -> dict[str, Any]:
-    """Load ``page`` on a screen of this size, save a screenshot, return what the probe read."""
+def look(
+    devtools: DevTools,
+    page: Path,
+    screen: Mapping[str, Any],
+    shot: Path,
+    *,
+    probe: str = PROBE,
+    fragment: str = "",
+) -> dict[str, Any]:
+    """Load ``page`` (at ``#fragment``) on a screen of this size, save a screenshot, return what
+    ``probe`` read."""
     target = devtools.call("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = devtools.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
         "sessionId"
     ]
     devtools.call("Page.enable", session=session)
     devtools.call("Emulation.setDeviceMetricsOverride", screen, session)
-    devtools.call("Page.navigate", {"url": page.as_uri()}, session)
+    url = page.as_uri() + (f"#{fragment}" if fragment else "")
+    devtools.call("Page.navigate", {"url": url}, session)
     devtools.wait_for("Page.loadEventFired", session)
-    found = devtools.call("Runtime.evaluate", {"expression": PROBE, "returnByValue": True}, session)
+    found = devtools.call("Runtime.evaluate", {"expression": probe, "returnByValue": True}, session)
     assert "exceptionDetails" not in found, found
     picture = devtools.call("Page.captureScreenshot", {"format": "png"}, session)["data"]
     shot.write_bytes(base64.b64decode(picture))
@@ -268,8 +285,81 @@ def test_the_report_in_a_browser(browser: DevTools, failing_report: Report, tmp_
         assert diagram["taken"] >= 1
         assert diagram["diverged"] >= 1
         assert diagram["width"] > 0
-        assert diagram["right"] <= screen["width"]
+        # Its box fits the screen (a wide drawing scrolls inside it), its text stays legible.
+        assert diagram["box"]["right"] <= screen["width"]
+        assert diagram["smallestText"] >= 9
+        assert diagram["legend"] >= 2
         assert seen["scripts"] == 0
 
         assert png_size(shot) == (screen["width"], screen["height"])
         assert shot.stat().st_size > 10_000  # a page, not a blank screen
+
+
+MATRIX_PROBE = """(() => {
+  const box = (element) => {
+    const r = element.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, right: r.right, width: r.width, height: r.height};
+  };
+  const shown = [...document.querySelectorAll(".boxes .box")].filter(
+    (b) => getComputedStyle(b).display !== "none");
+  const first = document.querySelector("table.cases td.outcome a");
+  return {
+    pageWidth: document.documentElement.scrollWidth,
+    columns: document.querySelectorAll("table.levels thead th.runtime").length,
+    caseColumns: document.querySelector("table.cases thead").querySelectorAll("th").length,
+    names: [...document.querySelectorAll("th.runtime .name")].map((n) => n.textContent),
+    levels: {...box(document.querySelector("table.levels"))},
+    firstLink: first && first.getAttribute("href"),
+    shown: shown.map((b) => ({id: b.id, ...box(b),
+                              text: b.querySelector(".message") &&
+                                    b.querySelector(".message").textContent})),
+    scripts: document.scripts.length,
+  };
+})()"""
+
+
+def test_the_matrix_in_a_browser(
+    browser: DevTools, catalog: Catalog, failing_report: Report, tmp_path: Path
+) -> None:
+    from conformance import ReferenceAdapter  # noqa: PLC0415
+    from conformance._report.matrix import build_matrix, render_matrix_html  # noqa: PLC0415
+
+    def reference_at(version: str) -> Report:
+        adapter = ReferenceAdapter()
+        selection = Selection(spec_version=version)
+        results = Runner(adapter, timeout=None).run_all(catalog.select(selection))
+        header = RunHeader.of("reference", adapter.capabilities(), catalog, selection)
+        return Report(header, tuple(records_of(results)))
+
+    reports = [reference_at("1.9"), failing_report, reference_at("1.5")]
+    matrix = build_matrix(reports, ["reference.jsonl", "loops.jsonl", "reference-1.5.jsonl"])
+    assert matrix.rows
+    page = tmp_path / "matrix.html"
+    page.write_text(render_matrix_html(matrix), encoding="utf-8")
+    for name, screen in (("phone", PHONE), ("desktop", DESKTOP)):
+        seen = look(browser, page, screen, tmp_path / f"matrix-{name}.png", probe=MATRIX_PROBE)
+        # One column per report, in the levels and in the cases that differ.
+        assert seen["columns"] == 3
+        assert seen["caseColumns"] == 1 + 3
+        assert len(seen["names"]) == 3
+        assert seen["levels"]["top"] < screen["height"]  # the matrix is on the first screen
+        assert seen["pageWidth"] <= screen["width"]  # a wide table scrolls in its own box
+        assert seen["shown"] == []  # no failure box until a cell is followed
+        assert seen["scripts"] == 0
+        # Following a cell shows that runtime's failure box, and only that one.
+        link = seen["firstLink"]
+        assert link is not None
+        boxed = look(
+            browser,
+            page,
+            screen,
+            tmp_path / f"matrix-box-{name}.png",
+            probe=MATRIX_PROBE,
+            fragment=link.removeprefix("#"),
+        )
+        (shown,) = boxed["shown"]
+        assert shown["id"] == link.removeprefix("#")
+        assert shown["height"] > 0
+        assert -1 <= shown["top"] < screen["height"]  # scrolled to it (to a fraction of a px)
+        assert shown["text"]
+        assert png_size(tmp_path / f"matrix-box-{name}.png") == (screen["width"], screen["height"])

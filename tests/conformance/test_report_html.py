@@ -292,8 +292,13 @@ def articles(text: str) -> dict[str, str]:
 
 
 def svgs(text: str) -> list[ElementTree.Element]:
-    """Every inline drawing, parsed as XML (it must be well-formed)."""
-    return [ElementTree.fromstring(s) for s in re.findall(r"<svg\b.*?</svg>", text, re.DOTALL)]
+    """Every inline drawing (not the legends' swatches), parsed as XML (it must be well-formed)."""
+    drawings = re.findall(r"<svg xmlns=.*?</svg>", text, re.DOTALL)
+    return [ElementTree.fromstring(s) for s in drawings]
+
+
+def text_of(element: ElementTree.Element) -> list[str]:
+    return ["".join(span.itertext()) for span in element.iter(f"{SVG}tspan")]
 
 
 def marked(svg: ElementTree.Element, mark: str) -> list[ElementTree.Element]:
@@ -432,6 +437,130 @@ def test_compositions_draw_their_step_graph(every_kind: Report) -> None:
         assert {e.get("data-name") for e in marked(svg, "node")} == {"first", "second"}
     # A load part has no path: its diagram is folded.
     assert '<details class="diagram">' in articles(text)["compositions.t.load"]
+
+
+LOOP_PACK: dict[str, Any] = {
+    **WORKFLOW_PACK,
+    "workflow": {
+        "version": 1,
+        "entry": "draft",
+        "states": {
+            "draft": {
+                "prompt_task": "main",
+                "on_event": {"Submit": "review"},
+                "artifacts": {"log": {"type": "string", "mode": "append"}},
+            },
+            "review": {
+                "prompt_task": "main",
+                "on_event": {"Back": "draft", "Done": "done"},
+                "max_visits": 2,
+                "on_max_visits": "done",
+            },
+            "done": {"prompt_task": "main", "terminal": True},
+        },
+    },
+}
+LOOP_PATH = [
+    {"from": "draft", "to": "review", "event": "Submit"},
+    {"from": "review", "to": "draft", "event": "Back"},
+    {"from": "draft", "to": "review", "event": "Submit"},
+    {"from": "review", "to": "done", "event": "Done"},
+]
+
+
+def final_failure(**detail: Any) -> str:
+    """The HTML of one failing final expectation on ``LOOP_PACK``, after ``LOOP_PATH``."""
+    check = scenario(
+        "workflow/l.yaml:20: scenario 'run': final: ...", step=5, step_text="final", **detail
+    )
+    records = [record("loops.t.final", "failed", check.message, [check], pack=LOOP_PACK)]
+    return render_html(Report(header(records), tuple(records)))
+
+
+def test_a_final_count_that_differs_marks_its_state_not_where_the_run_ended() -> None:
+    text = final_failure(field="visit_counts.review", expected=3, actual=2, path=LOOP_PATH)
+    svg = diagram(text, "loops.t.final")
+    assert [e.get("data-name") for e in marked(svg, "diverged")] == ["review"]
+    (review,) = (e for e in marked(svg, "node") if e.get("data-name") == "review")
+    assert "[differs] visits: 2, expected 3" in text_of(review)
+    assert "<b>review</b>: visits: 2, expected 3" in text
+    assert "the state(s) whose data differs in red" in text
+
+
+def test_every_count_that_differs_is_marked() -> None:
+    differences = [
+        {"field": "visit_counts.draft", "expected": 1, "actual": 2},
+        {"field": "visit_counts.done", "expected": None, "actual": 1},
+    ]
+    text = final_failure(
+        field="visit_counts.draft",
+        expected=1,
+        actual=2,
+        differences=differences,
+        path=LOOP_PATH,
+    )
+    svg = diagram(text, "loops.t.final")
+    assert sorted(e.get("data-name") for e in marked(svg, "diverged")) == ["done", "draft"]
+
+
+def test_an_artifact_marks_the_states_declaring_it_and_a_final_state_both_states() -> None:
+    text = final_failure(field="artifacts.log", expected="a;b;", actual="b;", path=LOOP_PATH)
+    svg = diagram(text, "loops.t.final")
+    assert [e.get("data-name") for e in marked(svg, "diverged")] == ["draft"]
+    assert "<b>draft</b>: artifact log: &quot;b;&quot;, expected &quot;a;b;&quot;" in text
+    text = final_failure(field="state", expected="review", actual="done", path=LOOP_PATH)
+    svg = diagram(text, "loops.t.final")
+    assert sorted(e.get("data-name") for e in marked(svg, "diverged")) == ["done", "review"]
+
+
+def test_a_difference_no_state_owns_marks_where_the_run_ended() -> None:
+    text = final_failure(field="status", expected="active", actual="completed", path=LOOP_PATH)
+    svg = diagram(text, "loops.t.final")
+    assert [e.get("data-name") for e in marked(svg, "diverged")] == ["done"]
+    assert "Differs from the case" not in text
+
+
+def legend(text: str) -> list[str]:
+    (found,) = re.findall(r'<ul class="legend".*?</ul>', text, re.DOTALL)
+    return [re.sub(r"<[^>]+>", "", item).strip() for item in re.findall(r"<li>.*?</li>", found)]
+
+
+def test_the_legend_explains_every_style_the_diagram_uses_and_no_other() -> None:
+    items = legend(final_failure(field="status", expected="a", actual="b", path=LOOP_PATH))
+    assert any(item.startswith("blue: an edge running back up") for item in items)
+    assert any(item.startswith("dashed: on_max_visits") for item in items)
+    assert any(item.startswith("green: the path taken") for item in items)
+    assert any(item.startswith("double border") for item in items)
+    assert not any("depends_on" in item or "then / else" in item for item in items)
+    # A composition's legend has its own edges.
+    pack = {
+        **COMPOSITION_PACK,
+        "compositions": {
+            "go": {
+                "steps": [
+                    {"id": "route", "kind": "branch", "then": "a", "else": "b"},
+                    {"id": "a", "kind": "tool"},
+                    {"id": "b", "kind": "tool", "depends_on": ["route"]},
+                ]
+            }
+        },
+    }
+    records = [record("compositions.t.c", "failed", "refused", part="load", pack=pack)]
+    items = legend(render_html(Report(header(records), tuple(records))))
+    assert any(item.startswith("then / else") for item in items)
+    assert not any(item.startswith("blue") or item.startswith("dashed") for item in items)
+
+
+def test_a_drawing_shrinks_no_further_than_keeps_its_labels_legible() -> None:
+    svg = diagram(
+        final_failure(field="status", expected="a", actual="b", path=LOOP_PATH), "loops.t.final"
+    )
+    width = float(svg.get("viewBox", "").split()[2])
+    style = {
+        k.strip(): v.strip()
+        for k, v in (p.split(":") for p in svg.get("style", "").split(";") if p.strip())
+    }
+    assert float(style["min-width"].removesuffix("px")) * 11 / width >= 9  # 11 px labels
 
 
 def test_a_pack_with_nothing_to_draw_says_so() -> None:

@@ -1050,3 +1050,24 @@ def test_any_of_names_every_miss(make_case: Callable[..., Case]) -> None:
         part.message
     )
     assert '(2) transition.to: expected "elsewhere", got "review"' in part.message
+
+
+def test_a_final_mismatch_lists_every_state_whose_count_differs(
+    make_case: Callable[..., Case],
+) -> None:
+    body = """\
+scenarios:
+  - name: counts
+    steps:
+      - event: Submit
+    final: {state: review, visit_counts: {draft: 2, review: 3}}
+"""
+    case = make_case(body=body)
+    part = only_part(Runner(ReferenceAdapter()).run(case))
+    assert part.outcome == "failed"
+    (check,) = part.checks
+    assert check.detail["field"] == "visit_counts.draft"  # the message names the first
+    assert check.detail["differences"] == [
+        {"field": "visit_counts.draft", "expected": 2, "actual": 1},
+        {"field": "visit_counts.review", "expected": 3, "actual": 1},
+    ]
