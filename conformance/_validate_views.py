@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from conformance._codes import CODES, LOAD_ERROR, Code, describe
 from conformance._records import kit_version
+from conformance._statements import builtin
 from conformance._validate import Finding, LoadFailure, PackResult
 
 SARIF_VERSION = "2.1.0"
@@ -203,9 +204,16 @@ def _rule(code: Code) -> dict[str, Any]:
         "properties": {"tags": ["promptpack", code.severity]},
     }
     if code.statements:
-        # The RFC statements the code rests on: a viewer shows them as the rule's help.
+        # The RFC statements naming the code's condition: a viewer shows them as the rule's help.
         rule["properties"]["statements"] = list(code.statements)
-        rule["help"] = {"text": f"{code.summary}. Rests on: {', '.join(code.statements)}."}
+        registry = builtin()
+        cited = [
+            f"{i} ({s.source}, {s.section}): {' '.join(s.quote.split())}"
+            if (s := registry.get(i)) is not None
+            else i
+            for i in code.statements
+        ]
+        rule["help"] = {"text": f"{code.summary}. Named by: " + "; ".join(cited)}
     return rule
 
 

@@ -21,7 +21,7 @@ import pytest
 import reference
 from conformance import _contract
 from conformance._cli import main
-from conformance._codes import CODES, LOAD_ERROR, Code, describe
+from conformance._codes import CODES, LOAD_ERROR, describe
 from conformance._validate import Input, validate_input
 from conformance._validate_views import (
     SARIF_SCHEMA,
@@ -296,7 +296,10 @@ def test_sarif_has_one_rule_per_code_with_its_description(
         code = describe(rule["id"])
         assert rule["shortDescription"]["text"] == code.summary
         assert rule["defaultConfiguration"]["level"] == code.severity
-        assert "statements" not in rule["properties"]  # none is known yet
+        # The RFC statements naming the code's condition, where an RFC names it (R9).
+        assert rule["properties"].get("statements", []) == list(code.statements)
+    assert describe("entry-unknown").statements == ("RFC0005.rule-1.1",)
+    assert describe("no-terminal-path").statements == ()  # the kit's own lint
 
 
 def test_sarif_results_have_file_line_column_and_pointer(
@@ -344,19 +347,17 @@ def test_sarif_reports_a_file_that_cannot_load(
 
 
 def test_a_code_citing_statements_carries_them_in_its_rule(sarif_validator: Any) -> None:
-    cited = {"entry-unknown": ("rfc0005.workflow.entry-must-name-a-state",)}
-
-    def with_statements(code: str) -> Code:
-        known = describe(code)
-        return Code(known.code, known.severity, known.summary, cited.get(code, ()))
-
     result = validate_input(Input("p.yaml", None), io.BytesIO(PACK.encode()))
-    log = json.loads(render_sarif([result], describe_code=with_statements))
+    log = json.loads(render_sarif([result]))
     assert sarif_validator.is_valid(log)
     rules = {r["id"]: r for r in log["runs"][0]["tool"]["driver"]["rules"]}
-    assert rules["entry-unknown"]["properties"]["statements"] == list(cited["entry-unknown"])
-    assert "rfc0005.workflow.entry-must-name-a-state" in rules["entry-unknown"]["help"]["text"]
-    assert "statements" not in rules["schema"]["properties"]
+    entry = rules["entry-unknown"]
+    assert entry["properties"]["statements"] == ["RFC0005.rule-1.1"]
+    # The rule's help quotes the RFC sentence that names the condition, with where it stands.
+    assert "RFC0005.rule-1.1 (RFC 0005, Validation Rules" in entry["help"]["text"]
+    assert "The entry field must reference a key in the states object" in entry["help"]["text"]
+    assert "statements" not in rules["no-terminal-path"]["properties"]
+    assert "help" not in rules["no-terminal-path"]
 
 
 @pytest.mark.parametrize(
