@@ -21,6 +21,7 @@ from conformance._cli.graph import add_graph_parser
 from conformance._cli.pack import add_composition_parser, add_pack_parsers
 from conformance._cli.report import add_report_parser
 from conformance._cli.run import add_run_parser
+from conformance._cli.statements import add_statements_parsers
 from conformance._errors import KitError
 from conformance._records import kit_version
 
@@ -72,4 +73,5 @@ def _parser() -> argparse.ArgumentParser:
     add_report_parser(commands)
     add_compare_parser(commands)
     add_fuzz_parser(commands)
+    add_statements_parsers(commands)
     return parser

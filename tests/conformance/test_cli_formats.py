@@ -165,7 +165,32 @@ def _fuzz(capsys: pytest.CaptureFixture[str], tmp: Path) -> Any:
     return data
 
 
+def _coverage(capsys: pytest.CaptureFixture[str], tmp: Path) -> Any:
+    data = json_of(capsys, ["coverage", "--source", "RFC 0014"], 0)
+    assert [s["source"] for s in data["sources"]] == ["RFC 0014"]
+    return data
+
+
+def _statements_list(capsys: pytest.CaptureFixture[str], tmp: Path) -> Any:
+    data = json_of(capsys, ["statements", "list", "--source", "0014", "--keyword", "MUST"], 0)
+    assert data
+    assert {s["requirement"] for s in data} == {"MUST"}
+    return data
+
+
+def _statements_check(capsys: pytest.CaptureFixture[str], tmp: Path) -> Any:
+    revised = tmp / "rfc.md"
+    revised.write_text("# Validation Rules\n\nA runtime MUST do something new.\n", "utf-8")
+    data = json_of(capsys, ["statements", "check", "RFC 0014", str(revised)], 1)
+    assert data["stale"]
+    assert data["candidates"][0]["text"] == "A runtime MUST do something new."
+    return data
+
+
 CASES: Mapping[str, tuple[str, Runner]] = {
+    "coverage": ("coverage.schema.json", _coverage),
+    "statements list": ("statements-list.schema.json", _statements_list),
+    "statements check": ("statements-check.schema.json", _statements_check),
     "trace": ("trace.schema.json", _trace),
     "run-composition": ("run-composition.schema.json", _run_composition),
     "cases list": ("cases-list.schema.json", _cases_list),

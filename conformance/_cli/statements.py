@@ -1,0 +1,431 @@
+"""``ppconf coverage`` and ``ppconf statements list|check``: the spec editor's workbench.
+
+``coverage`` says, statement by statement, which cases test what the RFCs and schemas say and
+how hard; ``statements list`` browses the registry; ``statements check SOURCE FILE`` reads a
+revised RFC text against it: statements it no longer holds (and the cases citing them), and new
+normative sentences no statement holds yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from conformance._cases import Catalog, load_catalog
+from conformance._cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    add_format_option,
+    print_json,
+    report_error,
+)
+from conformance._coverage import STATUSES, SourceCoverage, citations_of, coverage, merged_sources
+from conformance._errors import CaseError
+from conformance._revision import Revision, check_revision, source_name
+from conformance._statements import Registry, Statement
+from conformance._tables import render_table
+
+KEYWORDS = ("MUST", "SHOULD", "MAY")
+"""``--keyword``: the requirement a statement gives (its own keyword is shown beside it)."""
+
+
+def add_statements_parsers(commands: Any) -> None:
+    cover = commands.add_parser(
+        "coverage",
+        help="which statements of the RFCs and schemas the catalog tests, and how hard",
+        description="For every statement of the registry, the cases and checks citing it, by "
+        "requirement; per source the counts covered / partial / not covered / untestable "
+        "(with the reason), testable MUST statements without a MUST check first.",
+    )
+    _catalog_options(cover)
+    cover.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        metavar="S",
+        help="only this source ('RFC 0014', '0014', 'schema 1.9.0'); repeatable",
+    )
+    cover.add_argument(
+        "--fail-under",
+        type=float,
+        metavar="PCT",
+        help="exit 1 when the testable MUST statements of a source shown are covered below PCT",
+    )
+    add_format_option(
+        cover,
+        schema="coverage.schema.json",
+        views={"md": "Markdown", "html": "one self-contained page linking statements to cases"},
+    )
+    cover.add_argument("-o", "--output", metavar="PATH", help="write the view to PATH")
+    cover.set_defaults(handler=_coverage)
+
+    statements = commands.add_parser(
+        "statements", help="browse the statement registry, or check a revised RFC text against it"
+    )
+    actions = statements.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="list statements (id, keyword, quote)")
+    _catalog_options(listing)
+    listing.add_argument("--source", action="append", default=[], metavar="S")
+    listing.add_argument(
+        "--keyword",
+        action="append",
+        default=[],
+        choices=KEYWORDS,
+        help="only statements giving this requirement (repeatable)",
+    )
+    listing.add_argument(
+        "--untestable", action="store_true", help="only the statements no case can test"
+    )
+    add_format_option(listing, schema="statements-list.schema.json")
+    listing.set_defaults(handler=_list)
+
+    check = actions.add_parser(
+        "check",
+        help="read a revised RFC text against the registry (exit 1 when a statement is stale)",
+        description="Statements of SOURCE whose quote FILE no longer holds verbatim (changed or "
+        "removed), with the cases citing them; sentences of FILE with RFC 2119 keywords (or "
+        "'is an error', 'is valid', 'warn') that no statement holds, as candidates with their "
+        "section.",
+    )
+    check.add_argument("source", metavar="SOURCE", help="the source revised: 'RFC 0014', '0014'")
+    check.add_argument("file", metavar="FILE", help="the revised text (Markdown or plain text)")
+    _catalog_options(check)
+    add_format_option(check, schema="statements-check.schema.json")
+    check.set_defaults(handler=_check)
+
+
+def _catalog_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--catalog", metavar="DIR", help="a catalog folder (default: built-in)")
+    parser.add_argument(
+        "--extra-catalog",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of more cases, and of statements under its statements/ (repeatable)",
+    )
+
+
+def _load(args: argparse.Namespace) -> Catalog:
+    return load_catalog(args.catalog, extra=args.extra_catalog)  # CaseError: see main()
+
+
+def _sources(args: argparse.Namespace, registry: Registry) -> list[str] | None:
+    known = merged_sources(registry)
+    chosen = []
+    for text in args.source:
+        name = source_name(text, known)
+        if name is None:
+            report_error(f"no source {text!r} in the registry; its sources: {', '.join(known)}")
+            return None
+        chosen.append(name)
+    return chosen
+
+
+# -- coverage ---------------------------------------------------------------------------------
+
+
+def _coverage(args: argparse.Namespace, out: TextIO) -> int:
+    catalog = _load(args)
+    registry = catalog.registry
+    chosen = _sources(args, registry)
+    if chosen is None:
+        return EXIT_UNUSABLE
+    sources = coverage(registry, catalog.cases, chosen)
+    if args.format == "json":
+        text = None
+        data = {"sources": [s.to_dict() for s in sources]}
+    elif args.format == "md":
+        text = render_coverage_markdown(sources)
+    elif args.format == "html":
+        text = render_coverage_html(sources)
+    else:
+        text = render_coverage_text(sources)
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as stream:
+                if text is None:
+                    print_json(data, stream)
+                else:
+                    stream.write(text)
+        except OSError as error:
+            report_error(f"cannot write {args.output}: {error}")
+            return EXIT_UNUSABLE
+    elif text is None:
+        print_json(data, out)
+    else:
+        out.write(text)
+    if args.fail_under is not None:
+        low = [
+            s for s in sources if s.must_percent is not None and s.must_percent < args.fail_under
+        ]
+        if low:
+            for s in low:
+                report_error(
+                    f"{s.source.name}: {s.must[0]}/{s.must[1]} testable MUST statements covered "
+                    f"({s.must_percent:.0f}%), under {args.fail_under:g}%"
+                )
+            return EXIT_FAILED
+    return EXIT_OK
+
+
+def _percent(source: SourceCoverage) -> str:
+    value = source.must_percent
+    covered, testable = source.must
+    return f"{covered}/{testable}" + ("" if value is None else f" ({value:.0f}%)")
+
+
+def render_coverage_text(sources: Sequence[SourceCoverage]) -> str:
+    """The per-source table, then each source's testable MUST gaps and untestable reasons."""
+    headers = ["source", "revision", *STATUSES, "testable MUST covered"]
+    rows = [
+        [
+            s.source.name,
+            _short(s.source.revision),
+            *(str(s.counts.get(status, 0)) for status in STATUSES),
+            _percent(s),
+        ]
+        for s in sources
+    ]
+    lines = [render_table(headers, rows), ""]
+    for source in sources:
+        gaps = source.gaps()
+        if gaps:
+            lines.append(f"{source.source.name}: testable MUST statements without a MUST check:")
+            for gap in gaps:
+                shown = f" (cited only by weaker checks: {', '.join(gap.cases)})"
+                lines.append(
+                    f"  {gap.statement.id} [{gap.statement.section}]: "
+                    f"{_short(gap.statement.quote, 100)}" + (shown if gap.citations else "")
+                )
+    untestable: dict[str, int] = {}
+    for source in sources:
+        for row in source.statements:
+            if row.statement.untestable is not None:
+                key = f"{source.source.name}: {row.statement.untestable}"
+                untestable[key] = untestable.get(key, 0) + 1
+    if untestable:
+        lines.append("untestable, by reason (each statement says why: --format json or html):")
+        lines += [f"  {key}: {count}" for key, count in untestable.items()]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_coverage_markdown(sources: Sequence[SourceCoverage]) -> str:
+    lines = [
+        "# Statement coverage",
+        "",
+        "| source | revision | " + " | ".join(STATUSES) + " | testable MUST covered |",
+        "|---|---|" + "---|" * len(STATUSES) + "---|",
+    ]
+    for s in sources:
+        counts = " | ".join(str(s.counts.get(status, 0)) for status in STATUSES)
+        lines.append(
+            f"| {s.source.name} | {_md(_short(s.source.revision))} | {counts} | {_percent(s)} |"
+        )
+    for source in sources:
+        gaps = source.gaps()
+        if gaps:
+            lines += ["", f"## {source.source.name}: testable MUST statements without a MUST check"]
+            for gap in gaps:
+                quote = _md(_short(gap.statement.quote, 160))
+                lines.append(f"- `{gap.statement.id}` ({_md(gap.statement.section)}): {quote}")
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    """Text as Markdown shows it: table pipes, emphasis and markup characters escaped."""
+    out = []
+    for char in " ".join(text.split()):
+        out.append("\\" + char if char in "\\`*_[]<>|#!{}" else char)
+    return "".join(out)
+
+
+def _short(text: str, width: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 3] + "..."
+
+
+_CSS = """
+body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:70rem;padding:1rem;color:#0f172a}
+table{border-collapse:collapse;width:100%;margin:.5rem 0 1.5rem}
+th,td{border-bottom:1px solid #e2e8f0;padding:.3rem .4rem;text-align:left;vertical-align:top}
+.status{white-space:nowrap;font-weight:600}
+.covered{color:#15803d}.partial{color:#b45309}.not-covered{color:#b91c1c}.untestable{color:#64748b}
+blockquote{margin:.2rem 0;padding-left:.6rem;border-left:3px solid #cbd5e1;color:#334155}
+code{font-size:.85em;word-break:break-all}
+.wrap{overflow-x:auto}
+"""
+
+
+def render_coverage_html(sources: Sequence[SourceCoverage]) -> str:
+    """One self-contained page: the summary, then every statement with its quote, section,
+    status, and the cases citing it (by check and requirement)."""
+    e = html.escape
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta http-equiv="Content-Security-Policy"'
+        " content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>ppconf: statement coverage</title><style>{_CSS}</style></head><body>",
+        "<h1>Statement coverage</h1>",
+        '<div class="wrap"><table><thead><tr><th>source</th><th>revision</th>',
+        *(f"<th>{e(status)}</th>" for status in STATUSES),
+        "<th>testable MUST covered</th></tr></thead><tbody>",
+    ]
+    for s in sources:
+        anchor = _anchor(s.source.name)
+        out.append(
+            f'<tr><td><a href="#{anchor}">{e(s.source.name)}</a></td>'
+            f"<td>{e(s.source.revision)}</td>"
+            + "".join(f"<td>{s.counts.get(status, 0)}</td>" for status in STATUSES)
+            + f"<td>{e(_percent(s))}</td></tr>"
+        )
+    out.append("</tbody></table></div>")
+    for s in sources:
+        out.append(
+            f'<h2 id="{_anchor(s.source.name)}">{e(s.source.name)}: {e(s.source.title)}</h2>'
+        )
+        ordered = sorted(s.statements, key=lambda r: STATUSES.index(r.status))
+        out.append(
+            '<div class="wrap"><table><thead><tr><th>statement</th><th>status</th>'
+            "<th>cited by</th></tr></thead><tbody>"
+        )
+        for row in ordered:
+            statement = row.statement
+            status = row.status
+            why = (
+                f"<br><small>{e(statement.untestable or '')}: {e(statement.why)}</small>"
+                if statement.untestable
+                else ""
+            )
+            cited = "<br>".join(
+                f"<code>{e(c.case)}</code> [{e(c.part)}] {e(c.check)}: {e(c.requirement)}"
+                for c in row.citations
+            )
+            out.append(
+                f'<tr id="{_anchor(statement.id)}"><td><code>{e(statement.id)}</code> '
+                f"<small>{e(statement.section)}; {e(statement.keyword)}: "
+                f"{e(statement.requirement())}</small>"
+                f"<blockquote>{e(statement.quote)}</blockquote></td>"
+                f'<td class="status {status.replace(" ", "-")}">{e(status)}{why}</td>'
+                f"<td>{cited or '&mdash;'}</td></tr>"
+            )
+        out.append("</tbody></table></div>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def _anchor(text: str) -> str:
+    return "s-" + "".join(ch if ch.isalnum() else "-" for ch in text)
+
+
+# -- statements list --------------------------------------------------------------------------
+
+
+def _list(args: argparse.Namespace, out: TextIO) -> int:
+    registry = _load(args).registry
+    chosen = _sources(args, registry)
+    if chosen is None:
+        return EXIT_UNUSABLE
+    shown = [
+        s
+        for s in registry.statements
+        if (not chosen or s.source in chosen)
+        and (not args.keyword or s.requirement() in args.keyword)
+        and (not args.untestable or s.untestable is not None)
+    ]
+    if args.format == "json":
+        print_json([s.to_dict() for s in shown], out)
+        return EXIT_OK
+    rows = [[s.id, s.keyword, s.requirement(), _testability(s), _short(s.quote, 70)] for s in shown]
+    print(render_table(["id", "keyword", "gives", "testable", "quote"], rows), file=out)
+    print(f"{len(shown)} statements", file=out)
+    return EXIT_OK
+
+
+def _testability(statement: Statement) -> str:
+    return "yes" if statement.untestable is None else f"no: {statement.untestable}"
+
+
+# -- statements check -------------------------------------------------------------------------
+
+
+def _check(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        catalog = _load(args)
+        registry = catalog.registry
+    except CaseError as error:
+        report_error(str(error))
+        return EXIT_UNUSABLE
+    name = source_name(args.source, merged_sources(registry))
+    if name is None or name == "kit":
+        report_error(
+            f"no source {args.source!r} in the registry; its sources: "
+            + ", ".join(n for n in merged_sources(registry) if n != "kit")
+        )
+        return EXIT_UNUSABLE
+    path = Path(args.file)
+    try:
+        if not path.is_file():
+            raise OSError("not a regular file")
+        if path.stat().st_size > 8_000_000:
+            raise OSError("larger than 8 MB: not an RFC text")
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        report_error(f"cannot read {path}: {error}")
+        return EXIT_UNUSABLE
+    cited = {i: [c.case for c in found] for i, found in citations_of(catalog.cases).items()}
+    revision = check_revision(registry, name, text, cited)
+    if args.format == "json":
+        print_json(_revision_data(revision), out)
+    else:
+        out.write(render_revision_text(revision, str(path)))
+    return EXIT_OK if revision.passed else EXIT_FAILED
+
+
+def _revision_data(revision: Revision) -> dict[str, Any]:
+    return {
+        "source": revision.source,
+        "passed": revision.passed,
+        "held": revision.held,
+        "stale": [{**s.statement.to_dict(), "cases": list(s.cases)} for s in revision.stale],
+        "candidates": [
+            {"text": c.text, "section": c.section, "line": c.line} for c in revision.candidates
+        ],
+    }
+
+
+def render_revision_text(revision: Revision, file: str) -> str:
+    lines = []
+    if revision.stale:
+        lines.append(
+            f"{len(revision.stale)} statement(s) of {revision.source} that {file} no longer "
+            "holds verbatim (changed or removed):"
+        )
+        for stale in revision.stale:
+            statement = stale.statement
+            lines.append(f"  {statement.id} [{statement.section}] ({statement.keyword}):")
+            lines.append(f"    {_short(statement.quote, 200)}")
+            cases = ", ".join(stale.cases) if stale.cases else "no case"
+            lines.append(f"    cited by: {cases}")
+    if revision.candidates:
+        lines.append(
+            f"{len(revision.candidates)} normative sentence(s) of {file} that no statement holds "
+            "(candidates for the registry):"
+        )
+        for sentence in revision.candidates:
+            lines.append(
+                f"  {file}:{sentence.line} [{sentence.section}]: {_short(sentence.text, 200)}"
+            )
+    lines.append(
+        f"{revision.source}: {revision.held} statement(s) held, {len(revision.stale)} stale, "
+        f"{len(revision.candidates)} candidate(s)"
+    )
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["add_statements_parsers", "render_coverage_text", "render_revision_text"]
