@@ -176,11 +176,7 @@ class Runner:
         different = [r for r in runs[1:] if _signature(r) != _signature(first)]
         if not different:
             return replace(first, duration=duration)
-        seen = ", ".join(
-            f"run {i}: {r.outcome}" + (f" ({r.message})" if r.message else "")
-            for i, r in enumerate(runs, start=1)
-        )
-        message = f"flaky: {len(runs)} runs did not end the same way ({seen})"
+        message = f"flaky: {len(runs)} runs did not end the same way: {_differences(runs)}"
         checks = tuple(c.failed_as(message) for c in first.checks)
         return PartResult(part, "flaky", message, duration, checks)
 
@@ -198,7 +194,7 @@ class Runner:
             outcome, message = "errored", f"adapter fault: {fault}"
         except PartTimeout:
             outcome, message = "timeout", f"no answer within {self.timeout:g} s"
-        except (Rejected, PackRejected) as signal:
+        except Rejected as signal:
             outcome, message = (
                 "errored",
                 f"adapter fault: {type(signal).__name__} out of place: {signal}",
@@ -228,19 +224,58 @@ def _signature(result: PartResult) -> tuple[Any, ...]:
     return result.outcome, tuple((c.id, c.passed) for c in result.checks)
 
 
+def _differences(runs: list[PartResult]) -> str:
+    """What differed between the runs of a part: its outcome, else each check that passed in
+    some runs and not in others (a MAY check's finding included), with the runs of each."""
+
+    def numbers(indices: list[int]) -> str:
+        return (
+            "run " + ", ".join(str(i) for i in indices)
+            if len(indices) == 1
+            else ("runs " + ", ".join(str(i) for i in indices))
+        )
+
+    outcomes: dict[str, list[int]] = {}
+    for index, run in enumerate(runs, start=1):
+        outcomes.setdefault(run.outcome, []).append(index)
+    if len(outcomes) > 1:
+        parts = []
+        for outcome, indices in outcomes.items():
+            message = next(runs[i - 1].message for i in indices)
+            parts.append(f"{outcome} in {numbers(indices)}" + (f" ({message})" if message else ""))
+        return "; ".join(parts)
+    changed = []
+    for position, check in enumerate(runs[0].checks):
+        verdicts = [r.checks[position].passed if position < len(r.checks) else None for r in runs]
+        if len(set(verdicts)) > 1:
+            failed = [i for i, v in enumerate(verdicts, start=1) if not v]
+            message = next((runs[i - 1].checks[position].message for i in failed), "")
+            changed.append(
+                f"{check.requirement} check {check.id!r} failed in {numbers(failed)}"
+                + (f" ({message})" if message else "")
+            )
+    return "; ".join(changed) or "the checks differed"
+
+
 def _judge_part(case: Case, part: str, guard: Guard) -> tuple[Check, ...]:
     statements = case.statements_of(part)
     if part == "load":
         return (_run_load(case, guard, statements),)
     if part == "validation":
         assert case.validation is not None
-        return tuple(
-            judge_validation(
-                case.validation, guard.validate(case.pack), case.requirement, statements
-            )
-        )
+        try:
+            reported = guard.validate(case.pack)
+        except PackRejected:
+            # A runtime whose loader refuses the pack has judged it invalid (its codes and
+            # pointers, which it gave none of, fail as the weaker checks they are).
+            reported = [("error", PACK_REFUSED, None)]
+        return tuple(judge_validation(case.validation, reported, case.requirement, statements))
     scenario = next(s for s in case.scenarios if s.name == part)
     return _run_scenario(case, scenario, guard, statements)
+
+
+PACK_REFUSED = "pack-rejected"
+"""What a validation part records for a runtime that refused to load the pack at all."""
 
 
 def planned_checks(case: Case, part: str) -> tuple[Check, ...]:
@@ -511,6 +546,13 @@ def _run_scenario(
                 raise script.fail(f"final: {mismatch}", len(scenario.steps) + 1, mismatch)
     except _Failure as failure:
         return script.checks(failure)
+    except PackRejected as refusal:
+        # The runtime cannot take the pack at all (its loader refuses it): what the scenario
+        # asserts did not happen, which is a failure of the part, not a broken adapter.
+        reason = f": {refusal.reason}" if refusal.reason else ""
+        return script.checks(
+            script.fail(f"the runtime refused the pack{reason}, so the scenario could not run")
+        )
     finally:
         if context.session is not None:
             context.session.close()

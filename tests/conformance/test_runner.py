@@ -988,10 +988,64 @@ def test_a_part_that_ends_differently_between_runs_is_flaky(
     assert only_part(Runner(FlipsEveryOtherRun()).run(case)).outcome == "passed"
     part = only_part(Runner(FlipsEveryOtherRun(), repeat=3).run(case))
     assert part.outcome == "flaky"
-    assert "run 1: passed" in part.message
-    assert "run 2: failed" in part.message
+    assert "passed in runs 1, 3; failed in run 2 (" in part.message
     assert [c.passed for c in part.checks] == [False]
     assert only_part(Runner(ReferenceAdapter(), repeat=3).run(case)).outcome == "passed"
+
+
+class CodeFlips(Delegate):
+    """Rejects as it must every time, with a different code every other time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sends = 0
+
+    def start(self, pack: PackInput) -> Any:
+        adapter = self
+
+        class Session(SessionDelegate):
+            def send(self, event: str, source: str) -> Mapping[str, Any]:
+                if event == "Nope":
+                    adapter.sends += 1
+                    raise Rejected("unknown-event" if adapter.sends % 2 else "odd-code")
+                return super().send(event, source)
+
+        return Session(super().start(pack))
+
+
+def test_a_flaky_part_says_which_check_differed(make_case: Callable[..., Case]) -> None:
+    # Every run passes the MUST check; only the MAY check of the code flips: the message says
+    # that, not "run 1: passed, run 2: passed, run 3: passed".
+    part = only_part(Runner(CodeFlips(), repeat=3).run(make_case(body=STEPS_BODY)))
+    assert part.outcome == "flaky"
+    assert "passed in" not in part.message
+    assert "MAY check 'step 1 code' failed in run 2 (" in part.message
+    assert "got odd-code" in part.message
+
+
+class RefusesThePack(Delegate):
+    def validate(self, pack: PackInput) -> Any:
+        raise PackRejected("cannot parse this pack")
+
+    def start(self, pack: PackInput) -> Any:
+        raise PackRejected("cannot parse this pack")
+
+
+def test_a_refused_pack_fails_the_part_it_stops_and_is_no_adapter_fault(
+    make_case: Callable[..., Case],
+) -> None:
+    # A runtime that answers pack-rejected when asked to start (the spec authors' runtime does,
+    # for packs its loader refuses) has not run the scenario: the part fails, nothing errors.
+    part = only_part(Runner(RefusesThePack()).run(make_case()))
+    assert part.outcome == "failed"
+    assert "the runtime refused the pack: cannot parse this pack" in part.message
+    invalid = make_case(
+        level=1, body="validation: {valid: false, errors: [{code: entry-unknown}]}\n"
+    )
+    checks = {c.id: c.passed for c in only_part(Runner(RefusesThePack()).run(invalid)).checks}
+    assert checks == {"valid": True, "error entry-unknown": False}
+    valid = make_case(level=1, body="validation: {valid: true}\n")
+    assert only_part(Runner(RefusesThePack()).run(valid)).outcome == "failed"
 
 
 def test_repeat_must_be_positive() -> None:
