@@ -306,7 +306,7 @@ class CaseItem(pytest.Item):
             result = state.runner.run_part(self.case, self.part)
         except AdapterGaveUp as error:
             pytest.exit(f"ppconf: the adapter gave up: {error}", returncode=2)
-        record = PartRecord.of(self.case, result)
+        record = PartRecord.of(self.case, result, lambda: state.catalog.registry)
         self.user_properties.append((_RECORD, record.to_dict()))
         entry = state.expected.get(self.case.id)
         if entry is not None and entry.covers(result.outcome):

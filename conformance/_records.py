@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib.metadata import PackageNotFoundError, version
@@ -22,8 +22,10 @@ from conformance._cases import Case, Catalog, Selection
 from conformance._checks import Check
 from conformance._contract import REQUIREMENTS, Requirement
 from conformance._expected_failures import ExpectedFailure
+from conformance._explain import case_excerpts, cited_statements
 from conformance._levels import CaseVerdict, LevelReport, compute_levels
 from conformance._runner import OUTCOMES, CaseResult, PartResult, worst
+from conformance._statements import Registry, builtin
 
 REPORT_FORMAT = "ppconf-report/2"
 
@@ -163,6 +165,11 @@ class PartRecord:
         part: ``load``, ``validation`` or a scenario name.
         outcome, message, duration, checks: as the runner judged them.
         pack: the case's pack document when the part did not pass (for pictures), else None.
+        statements: the statements the part's failed checks cite, with their quotes (id ->
+            source, section, keyword, requirement, quote), so every view can say why each
+            check is required.
+        excerpt: for a part that did not pass, the lines of its case file that make it:
+            ``pack`` and ``part``, each ``{line, text}`` (``cut``: lines left out).
     """
 
     case: str
@@ -179,6 +186,8 @@ class PartRecord:
     duration: float
     checks: tuple[Check, ...]
     pack: Mapping[str, Any] | None = None
+    statements: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    excerpt: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -190,8 +199,13 @@ class PartRecord:
         return tuple(c for c in self.checks if not c.passed) if self.passed else ()
 
     @classmethod
-    def of(cls, case: Case, part: PartResult) -> PartRecord:
+    def of(
+        cls, case: Case, part: PartResult, registry: Registry | Callable[[], Registry] = builtin
+    ) -> PartRecord:
+        """The record of one part of ``case``; ``registry`` holds the statements its checks
+        cite (read only when a check failed)."""
         line = None
+        excerpts: Mapping[str, Any] = {}
         # Locating a part in its file re-reads the file's events: worth it only for a part a
         # reader is sent to (a passing part is shown by case id alone).
         if not part.passed and case.document is not None:
@@ -199,6 +213,15 @@ class PartRecord:
                 (s.pointer for s in case.scenarios if s.name == part.part), f"/{part.part}"
             )
             line = case.document.locate(pointer).line
+            named = case.document.data.get("pack_file")
+            pack_file = case.file.parent / named if isinstance(named, str) else None
+            excerpts = case_excerpts(
+                case.file,
+                case.document.locate("/pack").line if pack_file is None else None,
+                line,
+                pack_file,
+            )
+        failed = [i for check in part.checks if not check.passed for i in check.statements]
         return cls(
             case=case.id,
             area=case.area,
@@ -214,6 +237,8 @@ class PartRecord:
             duration=part.duration,
             checks=part.checks,
             pack=None if part.passed else case.pack.document,
+            statements=cited_statements(failed, registry) if failed else {},
+            excerpt=excerpts,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -235,6 +260,10 @@ class PartRecord:
         }
         if self.pack is not None:
             data["pack"] = self.pack
+        if self.statements:
+            data["statements"] = {k: dict(v) for k, v in self.statements.items()}
+        if self.excerpt:
+            data["excerpt"] = dict(self.excerpt)
         return data
 
     @classmethod
@@ -254,12 +283,18 @@ class PartRecord:
             duration=float(data.get("duration", 0.0)),
             checks=tuple(Check.from_dict(c) for c in data.get("checks", ())),
             pack=data.get("pack"),
+            statements=dict(data.get("statements") or {}),
+            excerpt=dict(data.get("excerpt") or {}),
         )
 
 
-def records_of(results: Iterable[CaseResult]) -> list[PartRecord]:
+def records_of(
+    results: Iterable[CaseResult], registry: Registry | Callable[[], Registry] = builtin
+) -> list[PartRecord]:
     """The part records of case results, in order."""
-    return [PartRecord.of(result.case, part) for result in results for part in result.parts]
+    return [
+        PartRecord.of(result.case, part, registry) for result in results for part in result.parts
+    ]
 
 
 def case_verdicts(records: Iterable[PartRecord]) -> list[CaseVerdict]:

@@ -10,6 +10,7 @@ import sys
 from typing import Any, TextIO
 
 import reference
+from conformance._cases import load_catalog
 from conformance._cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -70,12 +71,19 @@ def add_pack_parsers(commands: Any) -> None:
         description="Run an event script through the reference interpreter. Steps given with "
         "AFTER:... happen after the AFTER-th event (0 = before the first event).",
     )
-    trace.add_argument("pack", metavar="PACK")
+    trace.add_argument("pack", metavar="PACK", nargs="?", help="a pack file (or --case)")
     trace.add_argument(
         "--events",
-        required=True,
         help="comma-separated events; prefix one with 'agent:' to send it as the agent",
     )
+    trace.add_argument(
+        "--case",
+        metavar="ID",
+        help="trace a catalog case's scenario instead: its pack, start and script (events, "
+        "artifacts, tool calls, clock) on the reference",
+    )
+    trace.add_argument("--scenario", metavar="NAME", help="with --case: which scenario")
+    trace.add_argument("--catalog", metavar="DIR", help="with --case: a catalog folder")
     trace.add_argument(
         "--artifact",
         action="append",
@@ -138,13 +146,17 @@ class _UsageError(Exception):
 
 def _trace(args: argparse.Namespace, out: TextIO) -> int:
     try:
-        pack = reference.load_pack(args.pack)
+        if args.case is not None:
+            pack, events, actions = _case_script(args)
+        else:
+            if args.pack is None or args.events is None:
+                raise _UsageError("give a PACK and --events, or --case ID")
+            pack = reference.load_pack(args.pack)
+            events = [_parse_event(token) for token in args.events.split(",") if token.strip()]
+            actions = _parse_actions(args, len(events))
     except reference.PackLoadError as error:
         report_error(f"cannot load {error}")
         return EXIT_UNUSABLE
-    try:
-        events = [_parse_event(token) for token in args.events.split(",") if token.strip()]
-        actions = _parse_actions(args, len(events))
     except _UsageError as error:
         report_error(str(error))
         return EXIT_UNUSABLE
@@ -191,6 +203,59 @@ def _trace(args: argparse.Namespace, out: TextIO) -> int:
             file=out,
         )
     return EXIT_OK
+
+
+TRACEABLE = {"event", "set_artifact", "tool_calls", "advance_clock", "agent_text", "user_turn"}
+"""The step kinds ``trace --case`` replays; the others need ``ppconf run --id``."""
+
+
+def _case_script(
+    args: argparse.Namespace,
+) -> tuple[dict[str, Any], list[tuple[reference.Source, str]], dict[int, list[Action]]]:
+    """A catalog case's pack, and its scenario's events and in-between steps, as ``trace``
+    takes them (the start of the scenario goes to ``args``)."""
+    catalog = load_catalog(args.catalog)  # a CaseError is reported by main()
+    case = catalog.get(args.case)
+    if case is None:
+        raise _UsageError(f"no case {args.case!r} (see `ppconf cases list`)")
+    names = [s.name for s in case.scenarios]
+    if not names:
+        raise _UsageError(f"case {case.id} has no scenario to trace")
+    name = args.scenario or names[0]
+    scenario = next((s for s in case.scenarios if s.name == name), None)
+    if scenario is None:
+        raise _UsageError(
+            f"case {case.id} has no scenario {name!r}; its scenarios: {', '.join(names)}"
+        )
+    if case.pack.document is None:
+        raise _UsageError(f"case {case.id}'s pack is not one the reference can load")
+    other = sorted({s.kind for s in scenario.steps} - TRACEABLE)
+    if other:
+        raise _UsageError(
+            f"scenario {name!r} of {case.id} has {', '.join(other)} steps, which trace does not "
+            f"replay: run it with `ppconf run --id {case.id}`"
+        )
+    args.pack = f"{case.id} [{name}]"
+    args.at_state, args.agent = scenario.start_state, scenario.start_agent
+    events: list[tuple[reference.Source, str]] = []
+    actions: dict[int, list[Action]] = {}
+    for step in scenario.steps:
+        data = step.arguments
+        if step.kind == "event":
+            events.append(("agent" if data["source"] == "agent" else "host", data["event"]))
+            continue
+        if step.kind == "set_artifact":
+            action: Action = ("artifact", data["name"], data["value"])
+        elif step.kind == "tool_calls":
+            action = ("tool_calls", "", str(data["count"]))
+        elif step.kind == "agent_text":
+            action = ("agent_text", "", data["text"])
+        elif step.kind == "user_turn":
+            action = ("user_turn", "", "")
+        else:
+            action = ("advance", "", str(data["seconds"]))
+        actions.setdefault(len(events), []).append(action)
+    return dict(case.pack.document), events, actions
 
 
 def _start_label(args: argparse.Namespace, state: str) -> tuple[str, str]:
@@ -246,6 +311,10 @@ def _run_actions(
                 session.set_artifact(name, value)
             elif kind == "tool_calls":
                 session.record_tool_calls(int(value))
+            elif kind == "agent_text":
+                session.agent_text(value)
+            elif kind == "user_turn":
+                session.user_turn()
             else:
                 seconds = float(value)
                 if not math.isfinite(seconds):

@@ -7,7 +7,7 @@ import contextlib
 import signal
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 from typing import Any, TextIO
 
@@ -33,12 +33,13 @@ from conformance._expected_failures import (
     write_expected_failures,
 )
 from conformance._protocol import SubprocessAdapter
-from conformance._records import PartRecord, Report, RunHeader
+from conformance._records import PartRecord, Report, RunHeader, records_of
 from conformance._report.jsonl import JsonLinesWriter, summary_line
 from conformance._report.text import render_text
 from conformance._report.views import VIEWS, render_view, write_view
-from conformance._runner import DEFAULT_TIMEOUT, CaseResult, Runner
+from conformance._runner import DEFAULT_TIMEOUT, Runner
 from conformance._spec_versions import NEWEST, SpecVersionError, check_target
+from conformance._statements import Registry
 from conformance._verdicts import judge_report
 
 REPORT_FORMATS = ("json", *VIEWS)
@@ -273,7 +274,15 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
         Guard(adapter).close()
         report_error(f"cannot write the report: {error}")
         return EXIT_UNUSABLE
-    return _run(args, adapter, header, cases=cases, writers=writers, out=out)
+    return _run(
+        args,
+        adapter,
+        header,
+        cases=cases,
+        writers=writers,
+        out=out,
+        registry=lambda: catalog.registry,
+    )
 
 
 def _run(
@@ -284,6 +293,7 @@ def _run(
     cases: Sequence[Case],
     writers: list[JsonLinesWriter],
     out: TextIO,
+    registry: Callable[[], Registry],
 ) -> int:
     runner = Runner(adapter, timeout=args.timeout, repeat=args.repeat)
     progress = _Progress(len(cases), sys.stderr)
@@ -295,7 +305,7 @@ def _run(
             for case in cases:
                 progress.show(case.id)
                 result = runner.run(case)
-                for record in _records(result):
+                for record in records_of([result], registry):
                     records.append(record)
                     for writer in writers:
                         writer.add(record)
@@ -339,10 +349,6 @@ def _terminate(adapter: Adapter) -> None:
     if isinstance(adapter, SubprocessAdapter):
         with contextlib.suppress(Exception):
             adapter.terminate()
-
-
-def _records(result: CaseResult) -> list[PartRecord]:
-    return [PartRecord.of(result.case, part) for part in result.parts]
 
 
 def _write_reports(args: argparse.Namespace, report: Report) -> None:

@@ -9,9 +9,10 @@ paths of the part's own case replaced by ``'...'``. Normalising is plain string 
 record, so the same report always gives the same groups.
 
 Areas come in the order the reader cares about: the areas the runtime claims first, then the
-others, each in the kit's order. Inside an area, failures come first (failed, errored, timed
-out, flaky, expected), the lowest level first; skipped parts last, kept apart so that a view can
-collapse them.
+others, each in the kit's order. Inside an area, what blocks a claimed level comes first, then
+other MUST failures, then SHOULD and MAY cases; within each, failures first (failed, errored,
+timed out, flaky, expected), the lowest level first; skipped parts last, kept apart so that a
+view can collapse them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from conformance._areas import AREAS
 from conformance._contract import REQUIREMENTS
 from conformance._records import PartRecord, Report
+from conformance._verdicts import counted
 
 GROUP_MIN = 3
 """Parts sharing a cause are shown as one entry from this many on; fewer are listed one by one."""
@@ -186,6 +188,8 @@ class Entry:
     tag: str
     cause: str
     expected: str | None = None
+    tier: int = 1
+    """0: it blocks a claimed level; 1: another MUST failure; 2: a SHOULD or MAY case."""
 
 
 def group_entries(entries: Iterable[Entry], claims: Iterable[str]) -> list[AreaFailures]:
@@ -197,14 +201,17 @@ def group_entries(entries: Iterable[Entry], claims: Iterable[str]) -> list[AreaF
         claims: the areas the runtime claims (they come first).
     """
     keyed: dict[tuple[str, str, str, str | None], list[tuple[int, PartRecord]]] = {}
+    tiers: dict[tuple[str, str, str, str | None], int] = {}
     for index, entry in enumerate(entries):
         key = (entry.record.area, entry.tag, entry.cause, entry.expected)
         keyed.setdefault(key, []).append((index, entry.record))
+        tiers[key] = min(tiers.get(key, entry.tier), entry.tier)
 
-    def order(key: tuple[str, str, str, str | None]) -> tuple[int, int, int]:
+    def order(key: tuple[str, str, str, str | None]) -> tuple[int, int, int, int]:
         members = keyed[key]
         rank = TAGS.index(key[1]) if key[1] in TAGS else len(TAGS)
-        return rank, min(r.level for _, r in members), members[0][0]
+        # What blocks a claimed level first, then other MUST failures, then the weaker ones.
+        return tiers[key], rank, min(r.level for _, r in members), members[0][0]
 
     by_area: dict[str, list[FailureGroup]] = {}
     for key in sorted(keyed, key=order):
@@ -230,10 +237,34 @@ def failure_groups(report: Report) -> list[AreaFailures]:
         report: the run.
     """
     expected = report.header.expected_failures
+    levels = report.levels()
+    blocking = {v.id for v in report.verdicts() if counted(v, levels)}
     entries = []
     for record in report.records:
         if not record.passed:
             tag = tag_of(report, record)
             reason = expected[record.case].reason if tag == XFAIL else None
-            entries.append(Entry(record, tag, normalise(record), reason))
+            tier = 0 if record.case in blocking else 1 if record.requirement == "MUST" else 2
+            entries.append(Entry(record, tag, normalise(record), reason, tier))
     return group_entries(entries, report.header.capabilities.claims)
+
+
+def top_causes(report: Report, shown: int = 3) -> dict[str, list[str]]:
+    """Per area, its blocking cases' causes, the most cases first: ``12 cases: rejected with
+    unknown-event, expected acceptance`` (what the level table names, not only ids)."""
+    levels = report.levels()
+    out: dict[str, list[str]] = {}
+    for area in levels.areas:
+        blocked = set(area.blocking)
+        if not blocked:
+            continue
+        by_cause: dict[str, set[str]] = {}
+        for record in report.records:
+            if record.case in blocked and not record.passed:
+                by_cause.setdefault(normalise(record), set()).add(record.case)
+        ranked = sorted(by_cause.items(), key=lambda item: -len(item[1]))
+        out[area.area] = [
+            f"{len(cases)} case{'s' if len(cases) != 1 else ''}: {cause or '(no message)'}"
+            for cause, cases in ranked[:shown]
+        ]
+    return out

@@ -22,11 +22,12 @@ from typing import Any
 from conformance._checks import Check
 from conformance._drawing import DrawingError, draw_composition, draw_workflow
 from conformance._drawing import _svg as svg_style
+from conformance._explain import describe_rule, failing_statements, rerun_lines
 from conformance._levels import BELOW_ZERO, AreaLevel, LevelReport, describe_level
 from conformance._records import PartRecord, Report
-from conformance._report.groups import area_order, normalise
+from conformance._report.groups import area_order, normalise, top_causes
 from conformance._report.text import finding_groups, headline_line
-from conformance._verdicts import Judgement, judge_report
+from conformance._verdicts import Judgement, counted, judge_report
 
 BLOCKING_SHOWN = 12
 """Blocking cases linked in the level table before the rest are folded away."""
@@ -55,7 +56,7 @@ def render_html(report: Report) -> str:
         *head(f"ppconf: {title}: {judgement.label}"),
         *_header(report, title, levels, judgement),
         "<main>",
-        *_level_table(levels, anchors),
+        *_level_table(levels, anchors, top_causes(report)),
         *_failures(report, failing, levels, anchors),
         *_findings(report),
         *_passes(report),
@@ -200,7 +201,9 @@ def level_class(area: AreaLevel) -> str:
     return "top" if area.level >= area.top else "short"
 
 
-def _level_table(levels: LevelReport, anchors: Mapping[str, str]) -> list[str]:
+def _level_table(
+    levels: LevelReport, anchors: Mapping[str, str], causes: Mapping[str, list[str]] | None = None
+) -> list[str]:
     out = [
         '<section id="levels">',
         "<h2>Levels</h2>",
@@ -232,7 +235,9 @@ def _level_table(levels: LevelReport, anchors: Mapping[str, str]) -> list[str]:
             f"<td>{area.may[0]}/{area.may[1]}</td>",
             f"<td>{'-' if claim is None else _e(claim)}</td>",
             "</tr>",
-            f'<tr class="why"><td colspan="5">{_why(area, anchors)}</td></tr>',
+            f'<tr class="why"><td colspan="5">{_why(area, anchors)}'
+            + _causes((causes or {}).get(area.area, ()))
+            + "</td></tr>",
             "</tbody>",
         ]
     out.append("</table></div>")
@@ -242,6 +247,13 @@ def _level_table(levels: LevelReport, anchors: Mapping[str, str]) -> list[str]:
         out.append("</ul>")
     out.append("</section>")
     return out
+
+
+def _causes(causes: Sequence[str]) -> str:
+    """The top causes of an area's blocking failures, after the sentence naming the cases."""
+    if not causes:
+        return ""
+    return '<p class="top-causes">top causes: ' + "; ".join(_e(c) for c in causes) + "</p>"
 
 
 def _why(area: AreaLevel, anchors: Mapping[str, str]) -> str:
@@ -271,6 +283,41 @@ def _case_link(case_id: str, anchors: Mapping[str, str]) -> str:
 # -- failures -----------------------------------------------------------------------------------
 
 
+TIERS = (
+    (
+        "blocking",
+        "Blocking the claimed levels",
+        "MUST failures in the areas the runtime claims, "
+        "at or below the claimed level (in every area when it claims none): what to fix first.",
+    ),
+    (
+        "must",
+        "Other MUST failures",
+        "MUST failures that no claim needs: in unclaimed areas, or above the claimed level.",
+    ),
+    (
+        "weaker",
+        "SHOULD and MAY",
+        "Parts of SHOULD and MAY cases that did not pass: advisory and "
+        "informational, they never move a level.",
+    ),
+)
+"""The order failures are shown in (issue: what to fix first), each tier grouped by cause."""
+
+
+def tier_of(record: PartRecord, blocking: set[str]) -> str:
+    """Which tier of :data:`TIERS` a part that did not pass belongs to."""
+    if record.case in blocking:
+        return "blocking"
+    return "must" if record.requirement == "MUST" else "weaker"
+
+
+def blocking_cases(report: Report) -> set[str]:
+    """The cases whose MUST failures keep a claimed area below its claimed level (R14)."""
+    levels = report.levels()
+    return {v.id for v in report.verdicts() if counted(v, levels)}
+
+
 def _failures(
     report: Report,
     failing: Sequence[PartRecord],
@@ -284,34 +331,49 @@ def _failures(
     ]
     if not failing:
         out.append('<p class="none">Every part that ran passed.</p>')
-    by_area: dict[str, dict[str, list[PartRecord]]] = {}
-    for record in failing:
-        rule = record.rules[0] if record.rules else NO_RULE
-        by_area.setdefault(record.area, {}).setdefault(rule, []).append(record)
+    blocking = blocking_cases(report)
     placed: set[str] = set()
-    for area, rules in by_area.items():
-        measured = levels.area(area)
-        level = f" <small>level {_e(describe_level(measured.level))}</small>" if measured else ""
-        count = sum(len(records) for records in rules.values())
+    for tier, title, what in TIERS:
+        records = [r for r in failing if tier_of(r, blocking) == tier]
+        if not records:
+            continue
         out += [
-            f'<section class="area" id="failures-{slug(area)}">',
-            f"<h3>{_e(area)}{level} <small>{count} part(s)</small></h3>",
+            f'<section class="tier {tier}" id="failures-{tier}">',
+            f"<h3>{_e(title)} <small>{len(records)} part(s)</small></h3>",
+            f'<p class="what">{_e(what)}</p>',
         ]
-        for rule in sorted(rules, key=lambda rule: (rule == NO_RULE, _natural(rule))):
-            records = rules[rule]
-            out += [
-                '<section class="rule">',
-                f"<h4>rule {_e(rule)} <small>{len(records)} part(s)</small></h4>",
-            ]
-            groups: dict[str, list[PartRecord]] = {}
-            for record in records:
-                groups.setdefault(normalise(record), []).append(record)
-            for cause, members in groups.items():
-                out += _failure(report, cause, members, anchors, placed)
-            out.append("</section>")
+        groups: dict[str, list[PartRecord]] = {}
+        for record in records:
+            groups.setdefault(normalise(record), []).append(record)
+        # The cause touching most cases first: one fix there moves the most.
+        for cause, members in sorted(
+            groups.items(), key=lambda item: -len({r.case for r in item[1]})
+        ):
+            out += _cause_heading(members, levels)
+            out += _failure(report, cause, members, anchors, placed)
         out.append("</section>")
     out.append("</section>")
     return out
+
+
+def _cause_heading(members: Sequence[PartRecord], levels: LevelReport) -> list[str]:
+    """The areas and the rules (with what each says) one cause touches."""
+    areas = list(dict.fromkeys(r.area for r in members))
+    rules = list(dict.fromkeys(rule for r in members for rule in r.rules))
+    described = [
+        f"<code>{_e(rule)}</code> {_e(describe_rule(rule))}"
+        if describe_rule(rule)
+        else f"<code>{_e(rule)}</code>"
+        for rule in rules[:6]
+    ]
+    more = f" and {len(rules) - 6} more" if len(rules) > 6 else ""
+    shown = ", ".join(
+        f"{_e(area)} <small>level {_e(describe_level(a.level))}</small>"
+        if (a := levels.area(area)) is not None
+        else _e(area)
+        for area in areas
+    )
+    return [f'<p class="touches">{shown}; rules: {"; ".join(described) or "none"}{more}</p>']
 
 
 def _natural(text: str) -> tuple[Any, ...]:
@@ -357,10 +419,70 @@ def _failure(
             '<p class="shown-for">The step and diagram below are those of'
             f" <code>{_e(first.case)}</code> [{_e(first.part)}].</p>"
         )
+    out += _why_required(first)
     out += _checks(first, check)
     out += _step(check)
+    out += _rerun(report, first)
     out += _diagram(first, check)
+    out += _excerpt(first)
     out.append("</article>")
+    return out
+
+
+def _why_required(record: PartRecord) -> list[str]:
+    """The statements that make the part fail: source, section, id, requirement, the quote."""
+    found = failing_statements(record)
+    if not found:
+        return []
+    out = ['<div class="why"><p class="label">Why it is required</p>']
+    for statement_id, data in found:
+        if data.get("unknown"):
+            out.append(f"<p><code>{_e(statement_id)}</code> (not in this kit's registry)</p>")
+            continue
+        out.append(
+            f'<p class="cites">{_e(data["source"])}, {_e(data["section"])} '
+            f'<code>{_e(statement_id)}</code> <span class="badge req">'
+            f"{_e(data['requirement'])}</span> <small>{_e(data['keyword'])}</small></p>"
+            f"<blockquote>{_e(data['quote'])}</blockquote>"
+        )
+    out.append("</div>")
+    return out
+
+
+def _rerun(report: Report, record: PartRecord) -> list[str]:
+    """The one-line commands that rerun the part, on the runtime and on the reference."""
+    if record.outcome == "skipped":
+        return []
+    lines = rerun_lines(report.header, record)
+    return [
+        '<div class="rerun"><p class="label">Reproduce</p>',
+        *(f"<pre><code>{_e(line)}</code></pre>" for line in lines),
+        "</div>",
+    ]
+
+
+def _excerpt(record: PartRecord) -> list[str]:
+    """The pack and the scenario as the case file writes them, with its line numbers,
+    collapsed."""
+    parts = [(name, record.excerpt[name]) for name in ("pack", "part") if name in record.excerpt]
+    if not parts:
+        return []
+    out = ['<details class="excerpt"><summary>The case: its pack and its script</summary>']
+    for name, block in parts:
+        first = int(block.get("line", 1))
+        lines = str(block.get("text", "")).split("\n")
+        where = block.get("file") or record.file
+        out.append(
+            f'<p class="label">{_e("pack" if name == "pack" else record.part)} '
+            f"<small>{_e(str(where))}</small></p>"
+        )
+        numbered = "\n".join(
+            f'<span class="ln">{first + i}</span>{_e(line)}' for i, line in enumerate(lines)
+        )
+        cut = block.get("cut")
+        note = f'\n<span class="cut">... {int(cut)} more line(s)</span>' if cut else ""
+        out.append(f'<pre class="source">{numbered}{note}</pre>')
+    out.append("</details>")
     return out
 
 
@@ -808,6 +930,15 @@ border-radius:.4rem;padding:.6rem .8rem;margin:.6rem 0}
 .failure:target,.failure li:target{outline:3px solid #93c5fd}
 .description{margin:0 0 .3rem;color:var(--muted);font-size:.9rem}
 .message{background:#f9fafb;border-radius:.3rem;padding:.4rem .5rem}
+.tier .what,.touches{color:#475569;margin:.2rem 0 .4rem}
+.why,.rerun{margin:.4rem 0}
+.label{font-weight:600;margin:.2rem 0;font-size:.85rem;color:#334155}
+.why blockquote{margin:.1rem 0 .4rem;padding:.1rem .6rem;border-left:3px solid #94a3b8;
+color:#1e293b;background:#f8fafc}
+.rerun pre{margin:.1rem 0;white-space:pre-wrap;word-break:break-all}
+.excerpt .source{overflow-x:auto;font-size:.8rem;line-height:1.35}
+.excerpt .ln{display:inline-block;min-width:2.5em;color:#94a3b8;user-select:none;
+text-align:right;margin-right:.8em}
 .members,.checks{margin:.3rem 0;padding-left:1.2rem;font-size:.9rem}
 .shown-for{font-size:.8rem;color:var(--muted);margin:.3rem 0 0}
 .case{font-weight:600}

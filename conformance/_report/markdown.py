@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from conformance._explain import rerun_lines, why_lines
 from conformance._levels import describe_level
-from conformance._records import PartRecord, Report
-from conformance._report.groups import TAGS, FailureGroup, failure_groups, split_message
+from conformance._records import PartRecord, Report, RunHeader
+from conformance._report.groups import (
+    TAGS,
+    FailureGroup,
+    failure_groups,
+    split_message,
+    top_causes,
+)
 from conformance._report.text import LEVEL_HEADERS, finding_groups, headline_line, level_rows
 from conformance._verdicts import judge_report
 
@@ -26,21 +33,31 @@ def _where(record: PartRecord) -> str:
     return where if record.message.endswith(cause) else record.message
 
 
-def _group_lines(group: FailureGroup, *, inline: bool) -> list[str]:
+def _group_lines(
+    group: FailureGroup, *, inline: bool, header: RunHeader | None = None
+) -> list[str]:
     """A group: its parts one by one, or the cause once and its parts after it (collapsed in a
     ``<details>`` block, or inline inside one already)."""
     expected = f" (expected: {_cell(group.expected)})" if group.expected is not None else ""
     if not group.grouped:
-        return [
-            f"- `{r.case}` [{r.part}] L{r.level} {r.requirement}, **{r.outcome}**{expected}: "
-            f"{_cell(r.message)}"
-            for r in group.records
-        ]
+        lines = []
+        for r in group.records:
+            lines.append(
+                f"- `{r.case}` [{r.part}] L{r.level} {r.requirement}, **{r.outcome}**{expected}: "
+                f"{_cell(r.message)}"
+            )
+            lines += [f"  - why: {_cell(line)}" for line in why_lines(r, limit=1)]
+            if header is not None and r.outcome != "skipped":
+                lines += [f"  - rerun: `{_cell(line)}`" for line in rerun_lines(header, r)]
+        return lines
     outcomes = "/".join(o for o in TAGS if o in {r.outcome for r in group.records})
     head = (
         f"- **{outcomes}**{expected}, {len(group.records)} parts "
         f"({group.scope()}): {_cell(group.cause)}"
     )
+    why = why_lines(group.records[0], limit=1)
+    if why:
+        head += f" (why: {_cell(why[0])})"
     if inline:
         return [head + ": " + ", ".join(f"`{m}`" for m in group.members())]
     cases = len(group.cases)
@@ -72,7 +89,7 @@ def render_failure_groups(report: Report) -> list[str]:
     for area in areas:
         lines += [f"### {area.area}", ""]
         for group in area.failures:
-            lines += _group_lines(group, inline=False)
+            lines += _group_lines(group, inline=False, header=report.header)
         if area.skipped:
             count = sum(len(g.records) for g in area.skipped)
             causes = len(area.skipped)
@@ -117,8 +134,10 @@ def render_markdown(report: Report) -> str:
     ]
     lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in level_rows(levels)]
     lines.append("")
+    causes = top_causes(report)
     for area in levels.areas:
         lines.append(f"- **{area.area}** ({describe_level(area.level)}): {_cell(area.reason)}")
+        lines += [f"  - top cause: {_cell(cause)}" for cause in causes.get(area.area, ())]
     for note in levels.claim_notes:
         lines.append(f"- claim: {note}")
     counts = report.counts()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
+from conformance._explain import rerun_lines, why_lines
 from conformance._levels import LevelReport, describe_level
-from conformance._records import PartRecord, Report
-from conformance._report.groups import FailureGroup, failure_groups
+from conformance._records import PartRecord, Report, RunHeader
+from conformance._report.groups import FailureGroup, failure_groups, top_causes
 from conformance._tables import render_table
 from conformance._verdicts import Judgement, judge_report
 
@@ -54,14 +55,17 @@ def headline_line(levels: LevelReport) -> str:
     return f"headline level: {describe_level(levels.headline)} (over the {which}: {covered})"
 
 
-def render_levels(levels: LevelReport) -> str:
-    """The level table, headline, why each area is at its level, and claims called out."""
+def render_levels(levels: LevelReport, causes: Mapping[str, list[str]] | None = None) -> str:
+    """The level table, headline, why each area is at its level (with the top causes of the
+    cases that block it), and claims called out."""
     lines = [
         scope_line(levels),
         render_table(LEVEL_HEADERS, level_rows(levels)),
         headline_line(levels),
     ]
-    lines.extend(f"{area.area}: {area.reason}" for area in levels.areas)
+    for area in levels.areas:
+        lines.append(f"{area.area}: {area.reason}")
+        lines.extend(f"  top cause: {cause}" for cause in (causes or {}).get(area.area, ()))
     lines.extend(f"claim: {note}" for note in levels.claim_notes)
     return "\n".join(lines)
 
@@ -82,10 +86,11 @@ def wrap(items: Sequence[str], indent: str = "  ") -> list[str]:
     return lines
 
 
-def render_group(group: FailureGroup) -> list[str]:
-    """One group of parts that did not pass: each part on its own (message below it), or, for
-    :data:`~conformance._report.groups.GROUP_MIN` parts or more, the cause once and every part
-    after it."""
+def render_group(group: FailureGroup, header: RunHeader | None = None) -> list[str]:
+    """One group of parts that did not pass: each part on its own (message below it, then the
+    statement that requires what failed and the commands that rerun it), or, for
+    :data:`~conformance._report.groups.GROUP_MIN` parts or more, the cause once, the statement,
+    and every part after it."""
     tag = group.tag.upper()
     expected = [f"  expected: {group.expected}"] if group.expected is not None else []
     if not group.grouped:
@@ -96,10 +101,14 @@ def render_group(group: FailureGroup) -> list[str]:
                 f"({record.area} L{record.level} {record.requirement})"
             )
             lines.append(f"  {record.message}")
+            lines.extend(f"  why: {line}" for line in why_lines(record, limit=1))
+            if header is not None and record.outcome != "skipped":
+                lines.extend(f"  rerun: {line}" for line in rerun_lines(header, record))
             lines.extend(expected)
         return lines
     return [
         f"{tag} {len(group.records)} parts ({group.area} {group.scope()}): {group.cause}",
+        *(f"  why: {line}" for line in why_lines(group.records[0], limit=1)),
         *wrap(group.members()),
         *expected,
     ]
@@ -113,7 +122,7 @@ def render_failures(report: Report) -> list[str]:
         line
         for area in failure_groups(report)
         for group in area.groups
-        for line in render_group(group)
+        for line in render_group(group, report.header)
     ]
     for case_id in sorted(expected):
         parts = [r for r in report.records if r.case == case_id]
@@ -136,6 +145,8 @@ def finding_groups(records: Iterable[PartRecord]) -> dict[tuple[str, str], list[
 
 def _kind(check_id: str) -> str:
     words = check_id.split(" ")
+    if check_id.endswith(" code"):
+        return "code of a rejection, refusal or failure"
     if " at " in check_id:
         return f"{words[0]} ... at PATH"
     return words[0]
@@ -168,7 +179,7 @@ def render_text(report: Report, judgement: Judgement | None = None) -> str:
     """The whole terminal summary of a run."""
     judgement = judgement or judge_report(report)
     lines: list[str] = [*render_failures(report), *render_findings(report)]
-    lines.append(render_levels(report.levels()))
+    lines.append(render_levels(report.levels(), top_causes(report)))
     lines.append(counts_line(report))
     if not report.complete:
         lines.append("the run did not finish: these are the results it has")
