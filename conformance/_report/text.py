@@ -184,16 +184,17 @@ def render_text(report: Report, judgement: Judgement | None = None) -> str:
     if not report.complete:
         lines.append("the run did not finish: these are the results it has")
     lines.extend(judgement.problems)
-    verdict = judgement.label
     if judgement.incomplete:
-        verdict += f": {judgement.incomplete}"
-    elif judgement.passed and not judgement.strict:
-        verdict += (
-            ": the claimed areas reach their claimed levels"
-            if report.levels().claims
-            else (": every MUST check passes")
+        lines.append(f"{judgement.label}: {judgement.incomplete}")
+    elif judgement.passed:
+        claims = report.levels().claims
+        lines.append(
+            "PASSED: every check passes (strict)"
+            if judgement.strict
+            else "PASSED: the claimed areas reach their claimed levels"
+            if claims
+            else "PASSED: every MUST check passes"
         )
-    lines.append(verdict)
     return "\n".join(lines)
 
 
