@@ -24,6 +24,7 @@ from conformance._contract import REQUIREMENTS, Requirement
 from conformance._expected_failures import ExpectedFailure
 from conformance._levels import CaseVerdict, LevelReport, compute_levels
 from conformance._runner import OUTCOMES, CaseResult, PartResult, worst
+from conformance._text import kept, kept_data
 
 REPORT_FORMAT = "ppconf-report/2"
 
@@ -91,7 +92,7 @@ class RunHeader:
         full = catalog.select(Selection(spec_version=selection.spec_version))
         return cls(
             adapter=adapter,
-            capabilities=capabilities,
+            capabilities=_kept_capabilities(capabilities),
             selection=selection,
             catalog_hash=catalog_digest(full),
             catalog_cases=len(full),
@@ -203,9 +204,9 @@ class PartRecord:
             rules=case.rules,
             part=part.part,
             outcome=part.outcome,
-            message=part.message,
+            message=kept(part.message),
             duration=part.duration,
-            checks=part.checks,
+            checks=tuple(_kept_check(check) for check in part.checks),
             pack=None if part.passed else case.pack.document,
         )
 
@@ -248,6 +249,30 @@ class PartRecord:
             checks=tuple(Check.from_dict(c) for c in data.get("checks", ())),
             pack=data.get("pack"),
         )
+
+
+NAME_LIMIT = 200
+"""Characters kept of what a runtime says of itself (its name, version, language ...)."""
+
+
+def _kept_capabilities(capabilities: Capabilities) -> Capabilities:
+    """What a runtime says of itself, as a record keeps it (see :mod:`conformance._text`)."""
+    return Capabilities(
+        name=kept(capabilities.name, NAME_LIMIT) or "?",
+        version=kept(capabilities.version, NAME_LIMIT),
+        language=kept(capabilities.language, NAME_LIMIT),
+        claims={kept(area, NAME_LIMIT): level for area, level in capabilities.claims.items()},
+        extensions=tuple(kept(name, NAME_LIMIT) for name in capabilities.extensions),
+    )
+
+
+def _kept_check(check: Check) -> Check:
+    """A check as a record keeps it: its message and detail hold what the runtime answered,
+    whose strings may be of any length or hold lone surrogates (see :mod:`conformance._text`)."""
+    if not check.message and not check.detail:
+        return check
+    detail = {key: kept_data(value) for key, value in check.detail.items()}
+    return Check(check.id, check.requirement, check.passed, kept(check.message), detail)
 
 
 def records_of(results: Iterable[CaseResult]) -> list[PartRecord]:

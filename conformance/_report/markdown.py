@@ -1,4 +1,9 @@
-"""The Markdown view of a run, for a CI step summary: levels, why, failures, findings."""
+"""The Markdown view of a run, for a CI step summary: levels, why, failures, findings.
+
+Every string from the runtime or the report goes through :func:`conformance._text.markdown`
+(or :func:`~conformance._text.markdown_code`): it renders as the text it is, one line, cut when
+long; no heading, tag, image or table cell of its own.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +11,22 @@ from conformance._levels import describe_level
 from conformance._records import PartRecord, Report
 from conformance._report.groups import TAGS, FailureGroup, failure_groups, split_message
 from conformance._report.text import LEVEL_HEADERS, finding_groups, headline_line, level_rows
+from conformance._text import markdown, markdown_code
 from conformance._verdicts import judge_report
 
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+_cell = markdown
 
 
 def _part(record: PartRecord, detail: str) -> str:
-    return f"- `{record.case}` [{record.part}] L{record.level} {record.requirement}" + (
+    return f"- {_place(record)} L{record.level} {record.requirement}" + (
         f": {_cell(detail)}" if detail else ""
     )
+
+
+def _place(record: PartRecord) -> str:
+    """```case-id` [part]``: a part, its name escaped (the brackets around it make no link:
+    no link definition can follow them)."""
+    return f"{markdown_code(record.case)} [{_cell(record.part)}]"
 
 
 def _where(record: PartRecord) -> str:
@@ -32,7 +42,7 @@ def _group_lines(group: FailureGroup, *, inline: bool) -> list[str]:
     expected = f" (expected: {_cell(group.expected)})" if group.expected is not None else ""
     if not group.grouped:
         return [
-            f"- `{r.case}` [{r.part}] L{r.level} {r.requirement}, **{r.outcome}**{expected}: "
+            f"- {_place(r)} L{r.level} {r.requirement}, **{r.outcome}**{expected}: "
             f"{_cell(r.message)}"
             for r in group.records
         ]
@@ -42,7 +52,7 @@ def _group_lines(group: FailureGroup, *, inline: bool) -> list[str]:
         f"({group.scope()}): {_cell(group.cause)}"
     )
     if inline:
-        return [head + ": " + ", ".join(f"`{m}`" for m in group.members())]
+        return [head + ": " + ", ".join(markdown_code(m) for m in group.members())]
     cases = len(group.cases)
     return [
         head,
@@ -96,10 +106,10 @@ def render_markdown(report: Report) -> str:
     levels = report.levels()
     judgement = judge_report(report)
     title = f"{capabilities.name} {capabilities.version}".strip()
-    lines = [f"# ppconf: {title}", ""]
+    lines = [f"# ppconf: {_cell(title)}", ""]
     lines.append(
-        f"Spec version **{levels.spec_version}**, adapter `{header.adapter}`, "
-        f"kit {header.kit_version}, catalog `{header.catalog_hash}`."
+        f"Spec version **{_cell(levels.spec_version)}**, adapter {markdown_code(header.adapter)}, "
+        f"kit {_cell(header.kit_version)}, catalog {markdown_code(header.catalog_hash)}."
     )
     lines.append("")
     if levels.partial:
@@ -110,7 +120,7 @@ def render_markdown(report: Report) -> str:
     if not report.complete:
         lines += ["**The run did not finish; these are the results it has.**", ""]
     lines += [
-        f"**{headline_line(levels)}**",
+        f"**{_cell(headline_line(levels))}**",
         "",
         "| " + " | ".join(LEVEL_HEADERS) + " |",
         "|" + "---|" * len(LEVEL_HEADERS),
@@ -120,17 +130,17 @@ def render_markdown(report: Report) -> str:
     for area in levels.areas:
         lines.append(f"- **{area.area}** ({describe_level(area.level)}): {_cell(area.reason)}")
     for note in levels.claim_notes:
-        lines.append(f"- claim: {note}")
+        lines.append(f"- claim: {_cell(note)}")
     counts = report.counts()
     lines += ["", ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n), ""]
     if judgement.problems:
-        lines += [f"> {problem}" for problem in judgement.problems] + [""]
+        lines += [f"> {_cell(problem)}" for problem in judgement.problems] + [""]
     lines += render_failure_groups(report)
     groups = finding_groups(report.records)
     if groups:
         lines += ["## Findings (SHOULD and MAY checks that failed in parts that pass)", ""]
         for (requirement, kind), items in groups.items():
-            lines += ["", f"### {requirement} {kind} ({len(items)})", ""]
+            lines += ["", f"### {requirement} {_cell(kind)} ({len(items)})", ""]
             lines += [f"- {_cell(item)}" for item in items]
         lines.append("")
     # Blocks end and start with blank lines; one between two blocks is enough.

@@ -1,4 +1,9 @@
-"""The terminal view of a run: failures, findings, the level table and the verdict."""
+"""The terminal view of a run: failures, findings, the level table and the verdict.
+
+Every string from the runtime or the report goes through :func:`conformance._text.terminal`:
+control characters written out (no escape sequence reaches the terminal, no line of the
+runtime's own), long strings cut.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from conformance._levels import LevelReport, describe_level
 from conformance._records import PartRecord, Report
 from conformance._report.groups import FailureGroup, failure_groups
 from conformance._tables import render_table
+from conformance._text import terminal
 from conformance._verdicts import Judgement, judge_report
 
 LEVEL_HEADERS = ["area", "level", "top", "MUST", "SHOULD (advisory)", "MAY", "claimed"]
@@ -42,7 +48,7 @@ def level_rows(levels: LevelReport) -> list[list[str]]:
 
 def scope_line(levels: LevelReport) -> str:
     """What the levels are about: the spec version, and whether they certify anything."""
-    text = f"spec version {levels.spec_version}"
+    text = f"spec version {terminal(levels.spec_version)}"
     if levels.partial:
         text += "; PARTIAL selection: these levels describe only the cases run and certify nothing"
     return text
@@ -61,8 +67,8 @@ def render_levels(levels: LevelReport) -> str:
         render_table(LEVEL_HEADERS, level_rows(levels)),
         headline_line(levels),
     ]
-    lines.extend(f"{area.area}: {area.reason}" for area in levels.areas)
-    lines.extend(f"claim: {note}" for note in levels.claim_notes)
+    lines.extend(f"{area.area}: {terminal(area.reason)}" for area in levels.areas)
+    lines.extend(f"claim: {terminal(note)}" for note in levels.claim_notes)
     return "\n".join(lines)
 
 
@@ -87,20 +93,20 @@ def render_group(group: FailureGroup) -> list[str]:
     :data:`~conformance._report.groups.GROUP_MIN` parts or more, the cause once and every part
     after it."""
     tag = group.tag.upper()
-    expected = [f"  expected: {group.expected}"] if group.expected is not None else []
+    expected = [f"  expected: {terminal(group.expected)}"] if group.expected is not None else []
     if not group.grouped:
         lines = []
         for record in group.records:
             lines.append(
-                f"{tag} {record.case} [{record.part}] "
+                f"{tag} {record.case} [{terminal(record.part)}] "
                 f"({record.area} L{record.level} {record.requirement})"
             )
-            lines.append(f"  {record.message}")
+            lines.append(f"  {terminal(record.message)}")
             lines.extend(expected)
         return lines
     return [
-        f"{tag} {len(group.records)} parts ({group.area} {group.scope()}): {group.cause}",
-        *wrap(group.members()),
+        f"{tag} {len(group.records)} parts ({group.area} {group.scope()}): {terminal(group.cause)}",
+        *wrap([terminal(member) for member in group.members()]),
         *expected,
     ]
 
@@ -118,7 +124,7 @@ def render_failures(report: Report) -> list[str]:
     for case_id in sorted(expected):
         parts = [r for r in report.records if r.case == case_id]
         if parts and all(r.passed for r in parts):
-            lines.append(f"XPASS {case_id}: passes but is listed as an expected failure")
+            lines.append(f"XPASS {terminal(case_id)}: passes but is listed as an expected failure")
     return lines
 
 
@@ -149,9 +155,9 @@ def render_findings(report: Report) -> list[str]:
     total = sum(len(items) for items in groups.values())
     lines = [f"findings ({total}): SHOULD and MAY checks that failed in parts that pass"]
     for (requirement, kind), items in groups.items():
-        lines.append(f"  {requirement} {kind}: {len(items)}")
+        lines.append(f"  {requirement} {terminal(kind)}: {len(items)}")
         for item in items[:FINDINGS_SHOWN]:
-            lines.append(f"    {item}")
+            lines.append(f"    {terminal(item)}")
         if len(items) > FINDINGS_SHOWN:
             lines.append(f"    ... {len(items) - FINDINGS_SHOWN} more (all in --report md/json)")
     return lines
@@ -160,7 +166,7 @@ def render_findings(report: Report) -> list[str]:
 def counts_line(report: Report) -> str:
     counts = report.counts()
     shown = ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n)
-    name = report.header.capabilities.name
+    name = terminal(report.header.capabilities.name)
     return f"{sum(counts.values())} cases ({shown or 'none run'}) against {name}"
 
 
@@ -172,7 +178,7 @@ def render_text(report: Report, judgement: Judgement | None = None) -> str:
     lines.append(counts_line(report))
     if not report.complete:
         lines.append("the run did not finish: these are the results it has")
-    lines.extend(judgement.problems)
+    lines.extend(terminal(problem) for problem in judgement.problems)
     return "\n".join(lines)
 
 
