@@ -6,12 +6,12 @@ import argparse
 import functools
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, TextIO
 
 from conformance._cli.common import EXIT_OK, EXIT_UNUSABLE, report_error
 from conformance._report.badge import render_badge
 from conformance._report.jsonl import read_report
+from conformance._report.outputs import STDOUT, check_outputs, write_output
 from conformance._report.views import VIEWS, Renderer, render_view
 
 
@@ -27,7 +27,10 @@ def add_report_parser(commands: Any) -> None:
     )
     report.add_argument("file", metavar="FILE", help="the JSON Lines report")
     report.add_argument(
-        "out", metavar="OUT", nargs="?", help="where to write the view (default: stdout)"
+        "out",
+        metavar="OUT",
+        nargs="?",
+        help="where to write the view (default, or -: stdout); never the report itself",
     )
     report.add_argument(
         "--format", choices=tuple(VIEWS), default="text", help=f"the view ({formats})"
@@ -59,6 +62,8 @@ def report_command(args: argparse.Namespace, out: TextIO) -> int:
     if args.area is not None and args.format != "badge":
         report_error("--area goes with --format badge (the other views show every area)")
         return EXIT_UNUSABLE
+    if args.out is not None:
+        check_outputs([(f"the {args.format} view", args.out)], [("the report", args.file)])
     report = read_report(args.file)
     render: Renderer | None = None
     if args.area is not None:
@@ -70,12 +75,8 @@ def report_command(args: argparse.Namespace, out: TextIO) -> int:
             f"{len(report.records)} part(s) it holds",
             file=sys.stderr,
         )
-    if args.out is None:
+    if args.out is None or args.out == STDOUT:
         out.write(data.decode("utf-8"))
         return EXIT_OK
-    try:
-        Path(args.out).write_bytes(data)
-    except OSError as error:
-        report_error(f"cannot write {args.out}: {error}")
-        return EXIT_UNUSABLE
+    write_output(args.out, data, f"the {args.format} view")  # an OutputError goes to main()
     return EXIT_OK
