@@ -7,11 +7,12 @@ import sys
 from typing import Any, TextIO
 
 from conformance._adapter_spec import REFERENCE, load_adapter
-from conformance._boundary import Guard
+from conformance._boundary import Guard, refusing_exit
 from conformance._cli.common import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
 from conformance._cli.run import add_adapter_options, open_adapter
 from conformance._serve import Server
 from conformance._smoke import smoke
+from conformance._stopping import STOP, stop_signals
 
 
 def add_adapter_parsers(commands: Any) -> None:
@@ -42,15 +43,22 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
     # Whatever the served code prints must not reach the protocol stream.
     sys.stdout = sys.stderr
     adapter = load_adapter(args.adapter)  # an AdapterError is reported by main()
-    return Server(adapter).serve(sys.stdin.buffer, protocol_out)
+    # A server has no part of its own to finish: a stop signal ends it at once (the kit that
+    # started it decides what its pending request means), with 128 + the signal.
+    with stop_signals(at_once=True):
+        return Server(adapter).serve(sys.stdin.buffer, protocol_out)
 
 
 def _smoke(args: argparse.Namespace, out: TextIO) -> int:
-    adapter = open_adapter(args)  # an AdapterError is reported by main()
-    try:
-        results = smoke(adapter, args.timeout)
-    finally:
-        Guard(adapter).close()
+    with stop_signals(), refusing_exit():
+        adapter = open_adapter(args)  # an AdapterError is reported by main()
+        guard = Guard(adapter)
+        try:
+            results = smoke(adapter, args.timeout)
+        finally:
+            if STOP.requested:
+                guard.terminate()  # a stop: no goodbye, the process group goes now
+            guard.close()
     for result in results:
         mark = {"passes": "ok  ", "disagrees": "DIFF", "breaks": "FAIL"}[result.verdict]
         detail = f": {result.detail}" if result.detail else ""

@@ -1,27 +1,38 @@
 """``ppconf fuzz``: generated examples on the reference and a runtime side by side.
 
 Exit status: 0 no divergence, 1 a divergence or an adapter fault (printed, and written as a case
-with ``--export``), 2 bad arguments or an adapter that cannot be loaded.
+with ``--export``), 2 bad arguments, an adapter that cannot be loaded or an output that cannot
+be written, 128 + the signal when stopped by one.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from conformance._boundary import Guard
+from conformance._boundary import Guard, refusing_exit
 from conformance._cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNUSABLE,
-    positive_int,
+    MAX_EXAMPLES,
     positive_seconds,
     report_error,
+    whole_number,
 )
 from conformance._cli.run import add_adapter_options, open_adapter
 from conformance._contract import AREAS
 from conformance._errors import AdapterError
+from conformance._report.outputs import OutputError
+from conformance._stopping import STOP, stop_signals
+
+if TYPE_CHECKING:
+    from hypothesis.database import ExampleDatabase
+
+    from conformance._fuzz.engine import FuzzResult
 
 
 def add_fuzz_parser(commands: Any) -> None:
@@ -47,9 +58,10 @@ def add_fuzz_parser(commands: Any) -> None:
     )
     fuzz.add_argument(
         "--examples",
-        type=positive_int,
+        type=whole_number(MAX_EXAMPLES),
         metavar="N",
-        help="how many examples (default 1000, or as many as --max-time allows)",
+        help="how many examples (default 1000, or as many as --max-time allows; at most "
+        f"{MAX_EXAMPLES:,})",
     )
     fuzz.add_argument(
         "--seed", type=int, default=0, metavar="S", help="the seed: same seed, same examples"
@@ -71,12 +83,17 @@ def add_fuzz_parser(commands: Any) -> None:
         "(default .ppconf/fuzz; share one directory between runs to share them)",
     )
     fuzz.add_argument("--no-database", action="store_true", help="keep no example database at all")
+    fuzz.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="after a divergence, go on until the examples or the time are spent, and report "
+        "(and --export) each divergence that fails another way, each shrunk to a minimal case",
+    )
 
 
 def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
     # Hypothesis is imported here, not by `ppconf` as a whole: only this command needs it.
-    from conformance._fuzz.engine import database_at, default_areas, fuzz  # noqa: PLC0415
-    from conformance._fuzz.report import export, render_finding, render_summary  # noqa: PLC0415
+    from conformance._fuzz.engine import default_areas, fuzz  # noqa: PLC0415
 
     if args.adapter is None:
         report_error(
@@ -84,29 +101,44 @@ def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
             "(module:Class or 'cmd:COMMAND LINE')"
         )
         return EXIT_UNUSABLE
-    adapter = open_adapter(args)  # an AdapterError is reported by main()
-    guard = Guard(adapter)
-    try:
+    database = None if args.no_database else _database(args.database)
+    if args.export:
+        _export_folder(args.export)
+    with stop_signals(), refusing_exit():
+        adapter = open_adapter(args)  # an AdapterError is reported by main()
+        guard = Guard(adapter)
+        progress = _Progress(sys.stderr)
         try:
-            claims = guard.capabilities().claims
-        except AdapterError as error:
-            report_error(str(error))
-            return EXIT_UNUSABLE
-        areas = tuple(args.area) or default_areas(claims)
-        wanted = args.examples if args.examples or args.max_time else 1000
-        database = None if args.no_database else database_at(args.database)
-        result = fuzz(
-            adapter,
-            areas=tuple(dict.fromkeys(areas)),
-            examples_wanted=wanted,
-            seed=args.seed,
-            max_time=args.max_time,
-            database=database,
-        )
-    finally:
-        guard.close()
-    finding = result.finding
-    if finding is None:
+            try:
+                claims = guard.capabilities().claims
+            except AdapterError as error:
+                report_error(str(error))
+                return EXIT_UNUSABLE
+            areas = tuple(args.area) or default_areas(claims)
+            wanted = args.examples if args.examples or args.max_time else 1000
+            result = fuzz(
+                adapter,
+                areas=tuple(dict.fromkeys(areas)),
+                examples_wanted=wanted,
+                seed=args.seed,
+                max_time=args.max_time,
+                database=database,
+                timeout=args.timeout,
+                keep_going=args.keep_going,
+                progress=progress.show,
+            )
+        finally:
+            progress.clear()
+            if STOP.requested:
+                guard.terminate()  # a stop: no goodbye, the process group goes now
+            guard.close()
+    return _show(args, result, out)
+
+
+def _show(args: argparse.Namespace, result: FuzzResult, out: TextIO) -> int:
+    from conformance._fuzz.report import export, render_finding, render_summary  # noqa: PLC0415
+
+    if not result.found:
         print(render_summary(result, args.adapter), file=out)
         if not result.tally.examples:
             print("no example ran: give more time (--max-time) or examples", file=out)
@@ -115,19 +147,105 @@ def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
             print("nothing was compared: the runtime skipped every example", file=out)
             return EXIT_FAILED
         return EXIT_OK
-    print(
-        render_finding(finding, found_after=result.found_after, shrink_runs=result.shrink_runs),
-        file=out,
-    )
-    if finding.kind == "fault":
+    status = EXIT_FAILED
+    for index, found in enumerate(result.found):
+        if index:
+            print(file=out)
+        finding = found.finding
         print(
-            "an adapter fault, not a divergence: fix the adapter (it raised, broke the adapter "
-            "interface or did not answer the same way twice), then fuzz again",
+            render_finding(finding, found_after=found.found_after, shrink_runs=found.shrink_runs),
             file=out,
         )
-    elif args.export:
-        path = export(finding, args.export, args.adapter, args.seed)
-        print(f"written: {path} (ppconf run --catalog {args.export} --adapter ...)", file=out)
-    else:
-        print("add --export DIR to write it as a case file", file=out)
-    return EXIT_FAILED
+        if finding.kind == "fault":
+            print(
+                "an adapter fault, not a divergence: fix the adapter (it raised, broke the "
+                "adapter interface, hung or did not answer the same way twice), then fuzz again",
+                file=out,
+            )
+        elif args.export:
+            try:
+                path = export(finding, args.export, args.adapter, args.seed)
+            except OSError as error:
+                reason = error.strerror or error
+                report_error(f"cannot write the case under {args.export}: {reason}")
+                status = EXIT_UNUSABLE
+                continue
+            print(f"written: {path} (ppconf run --catalog {args.export} --adapter ...)", file=out)
+        elif not args.keep_going or index == len(result.found) - 1:
+            print("add --export DIR to write it as a case file", file=out)
+    if args.keep_going:
+        print(
+            f"{len(result.found)} finding(s) that fail in different ways, in "
+            f"{result.tally.examples} examples (seed {result.seed})",
+            file=out,
+        )
+    return status
+
+
+def _database(path: str) -> ExampleDatabase:
+    """The example database folder at ``path``; a path that is a file is refused, since
+    Hypothesis would silently keep nothing there.
+
+    Raises:
+        OutputError: the path is not a folder, and cannot be made one.
+    """
+    from conformance._fuzz.engine import database_at  # noqa: PLC0415
+
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(
+            f"--database {path} is a file: the example database is a folder (it keeps one file "
+            "per example); give a folder, or --no-database"
+        )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        reason = error.strerror or error
+        raise OutputError(f"--database {path}: cannot make the folder: {reason}") from None
+    return database_at(folder)
+
+
+def _export_folder(path: str) -> None:
+    """Make the --export folder now, so that a finding is not lost at the end of a long run.
+
+    Raises:
+        OutputError: it is not a folder, or cannot be made.
+    """
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"--export {path} is a file: give a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        reason = error.strerror or error
+        raise OutputError(f"--export {path}: cannot make the folder: {reason}") from None
+
+
+class _Progress:
+    """One self-overwriting line on a terminal (examples so far, findings); silent otherwise."""
+
+    EVERY = 0.2
+    """Seconds between two updates."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self.last = 0.0
+        self.shown = False
+
+    def show(self, examples: int, findings: int, shrinking: bool) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self.last < self.EVERY:
+            return
+        self.last = now
+        text = f"fuzz: {examples} examples, {findings} divergence(s)"
+        if shrinking:
+            text += ", shrinking"
+        self.stream.write("\r" + text.ljust(70))
+        self.stream.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * 70 + "\r")
+            self.stream.flush()
