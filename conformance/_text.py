@@ -28,6 +28,10 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 """Control characters (C0, DEL, C1), line and paragraph separators, the bidirectional
 overrides and isolates (which reorder what a reader sees), and lone surrogates."""
+CONTROL_BUT_LINES = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+"""What :data:`_CONTROL` matches but tab and newline: for views where lines are text (HTML)."""
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 """What XML 1.0 cannot hold (or discourages: DEL and C1), tab and newlines aside."""
 
@@ -38,12 +42,18 @@ def written_out(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+NOTE_ROOM = 64
+"""Characters a cut's note takes at most (``[... N of M characters cut ...]``)."""
+
+
 def cut(text: str, limit: int = TEXT_LIMIT) -> str:
-    """``text``, or for a longer one its head and tail around ``[... N characters cut ...]``."""
+    """``text``, or for a longer one its head and tail around ``[... N characters cut ...]``,
+    at most ``limit`` characters in all (so that cutting again changes nothing)."""
     if len(text) <= limit:
         return text
-    head = int(limit * HEAD)
-    tail = limit - head
+    keep = max(limit - NOTE_ROOM, 2)
+    head = int(keep * HEAD)
+    tail = keep - head
     removed = len(text) - head - tail
     return f"{text[:head]} [... {removed:,} of {len(text):,} characters cut ...] {text[-tail:]}"
 
@@ -151,6 +161,7 @@ def xml_text(text: object, limit: int = TEXT_LIMIT) -> str:
 
 
 __all__ = [
+    "CONTROL_BUT_LINES",
     "TEXT_LIMIT",
     "cut",
     "kept",

@@ -25,7 +25,7 @@ from conformance._levels import BELOW_ZERO, AreaLevel, LevelReport, describe_lev
 from conformance._records import PartRecord, Report
 from conformance._report.groups import area_order, normalise
 from conformance._report.text import finding_groups, headline_line
-from conformance._text import cut, written_out
+from conformance._text import CONTROL_BUT_LINES, cut, written_out
 from conformance._verdicts import Judgement, judge_report
 
 BLOCKING_SHOWN = 12
@@ -34,7 +34,6 @@ BLOCKING_SHOWN = 12
 NO_RULE = "no rule"
 """The heading of the failures of cases that cite no rule (listed after the rules)."""
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _WHERE = re.compile(r"^[^\s:]+:\d+: ")  # the ``file:line: `` a failure message starts with
 _REJECTED = re.compile(r"rejected with |expected rejection .*, got ")
 
@@ -82,7 +81,7 @@ def render_html(report: Report) -> str:
 def _e(text: object) -> str:
     """``text`` escaped for HTML text and attribute values, control characters and lone
     surrogates written out, cut when long (see :mod:`conformance._text`)."""
-    shown = _CONTROL.sub(written_out, cut(str(text)))
+    shown = CONTROL_BUT_LINES.sub(written_out, cut(str(text)))
     return html.escape(shown, quote=True)
 
 

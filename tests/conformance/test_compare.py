@@ -13,8 +13,8 @@ import pytest
 from report_files import ReportFiles
 
 from conformance._cli import main
-from conformance._levels import describe_level
-from conformance._report.compare import compare
+from conformance._levels import BELOW_ZERO, describe_level
+from conformance._report.compare import LevelChange, compare
 from conformance._report.jsonl import read_report
 
 pytestmark = pytest.mark.usefixtures("cached_catalog", "fakes_importable")
@@ -306,3 +306,27 @@ def test_an_unreadable_report_exits_2(
     bad.write_text("nonsense\n", "utf-8")
     assert main(["compare", str(report_file("reference")), str(bad)]) == 2
     assert capsys.readouterr().err.startswith(f"ppconf: error: {bad}:1: not JSON")
+
+
+def test_an_area_old_did_not_assess_is_newly_assessed_not_up() -> None:
+    """`compare` showed "not assessed -> below 0 (up)"."""
+    change = LevelChange("control", None, BELOW_ZERO)
+    assert change.describe() == "not assessed -> below 0 (newly assessed)"
+    assert LevelChange("control", None, 2).direction == "newly assessed"
+    assert LevelChange("control", 2, None).direction == "down"
+    assert LevelChange("control", BELOW_ZERO, 0).direction == "up"
+
+
+def test_an_area_new_in_new_reads_newly_assessed_in_both_views(
+    report_file: ReportFiles, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = report_file("reference", "--spec-version", "1.5")  # no control area in 1.5
+    new = report_file("fakes:ValidatesOnly")  # control below 0
+    status, out = run_compare(old, new, capsys, "--allow", "spec-version", "--allow", "catalog")
+    assert status == 1
+    assert "(up)" not in out.split("REGRESSIONS")[0]
+    assert "control      | not assessed -> below 0 (newly assessed)" in out
+    status, out = run_compare(
+        old, new, capsys, "--allow", "spec-version", "--allow", "catalog", "--format", "md"
+    )
+    assert "| control | not assessed | below 0 | newly assessed |" in out
