@@ -13,6 +13,7 @@ from conformance._cli.run import add_adapter_options, open_adapter
 from conformance._serve import Server
 from conformance._smoke import smoke
 from conformance._stopping import STOP, stop_signals
+from conformance._text import terminal
 
 
 def add_adapter_parsers(commands: Any) -> None:
@@ -61,13 +62,13 @@ def _smoke(args: argparse.Namespace, out: TextIO) -> int:
             guard.close()
     for result in results:
         mark = {"passes": "ok  ", "disagrees": "DIFF", "breaks": "FAIL"}[result.verdict]
-        detail = f": {result.detail}" if result.detail else ""
+        detail = f": {terminal(result.detail)}" if result.detail else ""
         print(f"{mark} {result.name}{detail}", file=out)
     broken = [r for r in results if r.verdict == "breaks"]
     if len(broken) == len(results):
         print(
             "every smoke check failed the same way: the adapter's wiring is broken, not its "
-            f"conformance. First error: {broken[0].detail}",
+            f"conformance. First error: {terminal(broken[0].detail)}",
             file=out,
         )
         return EXIT_UNUSABLE

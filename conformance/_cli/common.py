@@ -7,6 +7,8 @@ import math
 import sys
 from collections.abc import Callable
 
+from conformance._text import terminal
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 """The input was read, and is invalid, or a run or check did not pass."""
@@ -16,8 +18,9 @@ EXIT_INTERRUPTED = 130
 
 
 def report_error(message: str) -> None:
-    """Print one ``ppconf: error: ...`` line on stderr."""
-    print(f"ppconf: error: {message}", file=sys.stderr)
+    """Print one ``ppconf: error: ...`` line on stderr (what a runtime put in it written out:
+    no line or escape sequence of its own)."""
+    print(f"ppconf: error: {terminal(message)}", file=sys.stderr)
 
 
 MAX_SECONDS = 86_400.0

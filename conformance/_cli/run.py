@@ -38,6 +38,7 @@ from conformance._report.views import VIEWS, render_view
 from conformance._runner import DEFAULT_TIMEOUT, Runner
 from conformance._spec_versions import NEWEST, SpecVersionError, check_target
 from conformance._stopping import STOP, Stopped, signal_name, stop_signals
+from conformance._text import terminal
 from conformance._verdicts import judge_report
 
 REPORT_FORMATS = ("json", *VIEWS)
@@ -367,7 +368,9 @@ def _run(
         )
         return stopped.exit_status
     if gave_up is not None:
-        print(f"ppconf: stopped: {gave_up}, after {len(records)} part(s)", file=sys.stderr)
+        print(
+            f"ppconf: stopped: {terminal(gave_up)}, after {len(records)} part(s)", file=sys.stderr
+        )
         return EXIT_UNUSABLE
     if unwritten:
         report_error(f"{unwritten} output(s) asked for were not written (see above)")

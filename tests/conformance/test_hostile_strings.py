@@ -256,3 +256,19 @@ def test_a_cut_keeps_the_head_and_the_tail() -> None:
 def test_hostile_payloads_are_what_they_claim() -> None:
     assert "\n# PASSED" in MARKDOWN
     assert "\x1b" in CONTROL
+
+
+def test_the_terminal_lines_of_fuzz_and_smoke_show_runtime_text_written_out(
+    capsys: pytest.CaptureFixture[str], fakes_importable: Path
+) -> None:
+    """`ppconf fuzz` printed a runtime's answer as it was in its diff, `ppconf smoke` in its
+    checks: an escape sequence reached the terminal."""
+    assert main(["fuzz", "--adapter", "hostile:ControlName", "--examples", "30", "--no-database"])
+    out = capsys.readouterr().out
+    assert out.startswith("DIVERGENCE in a ")
+    assert "\x1b" not in out
+    assert "\\x1b[2J" in out
+    assert main(["smoke", "--adapter", "hostile:ControlName"]) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    assert "DIFF makes one transition: the declared event Go was rejected with \\x1b[2J" in out
