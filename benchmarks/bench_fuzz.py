@@ -28,6 +28,7 @@ from conformance import ReferenceAdapter
 from conformance._adapter import Adapter
 from conformance._fuzz.engine import AREAS, BASE_AREAS, FuzzResult, fuzz
 from conformance._protocol import SubprocessAdapter
+from conformance._runner import DEFAULT_TIMEOUT
 
 IN_PROCESS_TARGET = 300  # examples per second
 PROTOCOL_TARGET = 100
@@ -38,7 +39,8 @@ from mini_runtime import MiniRuntime  # noqa: E402
 
 
 def _run(adapter: Adapter, examples: int, areas: tuple[str, ...]) -> FuzzResult:
-    result = fuzz(adapter, areas=areas, examples_wanted=examples, seed=1)
+    # With the part time limit `ppconf fuzz` gives (a worker thread per part in process).
+    result = fuzz(adapter, areas=areas, examples_wanted=examples, seed=1, timeout=DEFAULT_TIMEOUT)
     assert result.finding is None, result.finding
     assert result.tally.examples == examples, result.tally.examples
     return result

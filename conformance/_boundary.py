@@ -20,12 +20,13 @@ Every call from the runner, ``ppconf smoke`` and the pytest plugin into an adapt
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import threading
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar, cast
+from typing import Any, NoReturn, Protocol, TypeVar, cast, runtime_checkable
 
 from conformance._adapter import (
     Adapter,
@@ -39,6 +40,7 @@ from conformance._adapter import (
     TurnSession,
 )
 from conformance._errors import AdapterError, AdapterFault, PackRejected, Rejected, Unsupported
+from conformance._stopping import wait_for
 
 T = TypeVar("T")
 
@@ -81,6 +83,18 @@ def where_raised(error: BaseException) -> str:
 
 def _blame(operation: str, error: BaseException) -> NoReturn:
     """Re-raise what an adapter operation raised, as the kit must read it."""
+    if isinstance(error, Rejected) and not (
+        isinstance(error.code, str)
+        and error.code
+        and (error.limit is None or isinstance(error.limit, str))
+    ):
+        raise AdapterRaised(
+            f"the adapter raised Rejected({error.code!r:.80}"
+            + (f", limit={error.limit!r:.80}" if error.limit is not None else "")
+            + f") in {operation}: a rejection needs its code, a string such as "
+            "'unknown-event' (and a limit, if any, a string such as 'max_tool_calls')"
+            + where_raised(error)
+        ) from None
     if isinstance(error, (*_SIGNALS, KeyboardInterrupt)):
         raise error
     text = str(error)
@@ -112,7 +126,7 @@ class _Worker:
         box: list[Any] = []
         done = threading.Event()
         self._tasks.put((action, box, done))
-        if not done.wait(timeout):
+        if not wait_for(done, timeout):  # a stop signal ends the wait (Stopped) after a grace
             raise PartTimeout
         ok, value = box[0]
         if ok:
@@ -151,7 +165,7 @@ class Guard:
             self._worker = _Worker()
         try:
             return self._worker.call(action, self.timeout)
-        except PartTimeout:
+        except (PartTimeout, KeyboardInterrupt):  # a stop signal too: the action may hang on
             self._worker = None
             raise
 
@@ -252,6 +266,54 @@ class Guard:
         if conforms(self.adapter, Closable):
             with contextlib.suppress(Exception):
                 cast(Closable, self.adapter).close()
+
+    def terminate(self) -> None:
+        """Kill the adapter's process group now, for an adapter that has one (``cmd:``), and
+        start no other: a stop signal leaves no time for a goodbye. Never raises."""
+        if conforms(self.adapter, Terminable):
+            with contextlib.suppress(Exception):
+                cast(Terminable, self.adapter).terminate()
+
+
+@runtime_checkable
+class Terminable(Protocol):
+    """An adapter holding a process it can kill at once (the protocol adapter)."""
+
+    def terminate(self) -> None: ...
+
+
+_REAL_EXIT = os._exit
+
+
+class ExitRefused(SystemExit):
+    """An adapter called ``os._exit()`` during a run: refused, and blamed on it."""
+
+
+@contextlib.contextmanager
+def refusing_exit() -> Iterator[None]:
+    """Make ``os._exit()`` raise :class:`ExitRefused` in this process while the block runs.
+
+    An in-process adapter calling ``os._exit(0)`` would end the run there and then, with exit
+    status 0 and no report: CI would read a pass. Refused, the call raises in the adapter's
+    code instead, and the part is an adapter fault. A process the adapter forks still ends
+    as it asks (the refusal holds in the kit's own process only).
+    """
+    kit = os.getpid()
+    previous = os._exit
+
+    def refuse(status: int) -> NoReturn:
+        if os.getpid() != kit:
+            _REAL_EXIT(status)
+        raise ExitRefused(
+            f"os._exit({status}) was called, which would end the run at once with exit status "
+            f"{status} and no report; the kit refuses it during a run"
+        )
+
+    os._exit = refuse
+    try:
+        yield
+    finally:
+        os._exit = previous
 
 
 class GuardedSession:

@@ -21,6 +21,7 @@ import reference
 from conformance._adapter import PackFormat, PackInput
 from conformance._contract import Requirement
 from conformance._errors import CaseError
+from conformance._files import NotAFile, read_regular, resolved
 from conformance._resources import catalog_root, schema_path
 from conformance._spec_versions import NEWEST, applies
 from conformance._statements import Registry, load_registry
@@ -192,9 +193,13 @@ def load_case(path: str | Path, root: Path | None = None) -> Case:
     path = Path(path)
     root = root or path.parent
     try:
-        source = path.resolve().relative_to(_resolved(root)).as_posix()
+        source = resolved(path).relative_to(_resolved(root)).as_posix()
     except ValueError:
         source = str(path)
+    except NotAFile as error:
+        raise CaseError(
+            f"cannot read the file: {error}", Location(str(path)), "fix or remove the link"
+        ) from None
     try:
         document = reference.read_document(path, format="yaml")
     except reference.PackLoadError as error:
@@ -267,7 +272,12 @@ def _pack_input(
     if "pack" in data:
         text = json.dumps(data["pack"], ensure_ascii=False, separators=(",", ":"))
         return PackInput(text, "json", data["pack"], f"{source}#/pack")
-    target = (path.parent / data["pack_file"]).resolve()
+    try:
+        target = resolved(path.parent / data["pack_file"])
+    except NotAFile as error:
+        raise _field_error(
+            document, "/pack_file", f"cannot read pack_file {data['pack_file']!r}: {error}"
+        ) from None
     if not target.is_relative_to(_resolved(root)):
         raise _field_error(
             document,
@@ -276,12 +286,13 @@ def _pack_input(
             "keep pack files inside the catalog folder",
         )
     try:
-        if target.stat().st_size > reference.DEFAULT_LIMITS.max_bytes:
-            raise _field_error(document, "/pack_file", "the pack file is too large")
-        raw = target.read_bytes()
+        # A FIFO, a device or a folder is refused at once: reading one would block or not end.
+        raw = read_regular(target, reference.DEFAULT_LIMITS.max_bytes)
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise _field_error(document, "/pack_file", f"cannot read pack_file: {error}") from None
+        raise _field_error(
+            document, "/pack_file", f"cannot read pack_file {data['pack_file']!r}: {error}"
+        ) from None
     pack_format: PackFormat = "json" if target.suffix == ".json" else "yaml"
     try:
         parsed = reference.parse_document(raw, format=pack_format, source=str(target)).data
@@ -429,10 +440,30 @@ class Catalog:
 
 def case_files(root: Path) -> list[Path]:
     """The case files under ``root``: ``*.yaml`` outside ``packs/`` and ``statements/``
-    folders, sorted."""
-    return sorted(
-        p for p in root.rglob("*.yaml") if not set(NOT_CASES) & set(p.relative_to(root).parts)
-    )
+    folders, sorted.
+
+    Raises:
+        CaseError: a file outside ``packs/`` folders looks like a case but is not named
+            ``.yaml`` (``.yml``, ``.json``, ``.YAML``): it would be skipped without a word.
+    """
+    found = []
+    for path in sorted(root.rglob("*")):
+        if set(NOT_CASES) & set(path.relative_to(root).parts):
+            continue
+        if path.suffix == ".yaml":
+            found.append(path)
+        elif path.suffix.lower() in CASE_LOOKALIKES and not path.is_dir():
+            raise CaseError(
+                f"a {path.suffix} file in a catalog: case files are named .yaml, and any "
+                "other file here would be skipped",
+                Location(str(path)),
+                "rename it to .yaml if it is a case; move a pack file into a packs/ folder",
+            )
+    return found
+
+
+CASE_LOOKALIKES = (".yml", ".json", ".yaml")
+"""Suffixes (any case) of files that look like a case: only ``.yaml`` is one."""
 
 
 def load_catalog(root: str | Path | None = None, *, extra: Sequence[str | Path] = ()) -> Catalog:

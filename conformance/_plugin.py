@@ -10,13 +10,19 @@ levels and exit rules (a skipped part does not pass; a required level is not met
 selection, such as one narrowed with ``-k`` or ``-m``). Items report what each part did; the
 session's exit status is the run's verdict when only catalog parts failed, so a failing part of
 an unclaimed area, or one below a required level that is met, leaves the session green.
+
+A stop signal (SIGINT, SIGTERM, SIGHUP; see :mod:`conformance._stopping`) stops the session as
+it stops ``ppconf run``: after the item running, the reports written as an unfinished run, the
+adapter's process group killed, exit status 128 + the signal.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
-from collections.abc import Iterator
+import sys
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +31,7 @@ import pytest
 from conformance._adapter import Capabilities
 from conformance._adapter_spec import REFERENCE, load_adapter
 from conformance._areas import AREAS
+from conformance._boundary import refusing_exit
 from conformance._cases import Case, Catalog, Selection, load_catalog
 from conformance._errors import AdapterError, AdapterGaveUp, CaseError, KitError
 from conformance._expected_failures import ExpectedFailure, load_expected_failures
@@ -32,11 +39,18 @@ from conformance._levels import describe_level
 from conformance._plugin_settings import add_settings, apply_settings
 from conformance._records import PartRecord, Report, RunHeader
 from conformance._report.jsonl import JsonLinesWriter
+from conformance._report.outputs import OutputError, check_outputs, write_output
 from conformance._report.text import render_findings, render_levels
-from conformance._report.views import VIEWS, write_view
+from conformance._report.views import VIEWS, render_view
 from conformance._runner import DEFAULT_TIMEOUT, Runner
 from conformance._spec_versions import NEWEST, SpecVersionError, check_target
+from conformance._stopping import STOP, signal_name, stop_signals
 from conformance._verdicts import Judgement, judge_report
+
+MAX_SECONDS = 86_400.0
+"""The longest ``--ppconf-timeout`` (as ``ppconf run --timeout``)."""
+MAX_REPEAT = 1000
+MAX_EXAMPLES = 10_000_000
 
 _STATE = pytest.StashKey["_PluginState"]()
 _RECORD = "ppconf_record"
@@ -143,20 +157,31 @@ class _PluginState:
                 "drop --ppconf-area (a partial selection certifies nothing)"
             )
         timeout = option.ppconf_timeout
-        if not (math.isfinite(timeout) and timeout > 0):
+        if not (math.isfinite(timeout) and 0 < timeout <= MAX_SECONDS):
             raise pytest.UsageError(
-                f"ppconf: --ppconf-timeout {timeout}: give a positive, finite number of seconds"
+                f"ppconf: --ppconf-timeout {timeout}: give a number of seconds above 0 and at "
+                f"most {MAX_SECONDS:,.0f}"
             )
-        if option.ppconf_repeat < 1:
-            raise pytest.UsageError("ppconf: --ppconf-repeat is a number of runs >= 1")
+        if not 1 <= option.ppconf_repeat <= MAX_REPEAT:
+            raise pytest.UsageError(
+                f"ppconf: --ppconf-repeat is a number of runs from 1 to {MAX_REPEAT}"
+            )
+        self.timeout: float = timeout
         self.fuzz: int | None = option.ppconf_fuzz
-        if self.fuzz is not None and self.fuzz < 1:
-            raise pytest.UsageError("ppconf: --ppconf-fuzz is a number of examples >= 1")
+        if self.fuzz is not None and not 1 <= self.fuzz <= MAX_EXAMPLES:
+            raise pytest.UsageError(
+                f"ppconf: --ppconf-fuzz is a number of examples from 1 to {MAX_EXAMPLES:,}"
+            )
         for fmt, _ in option.ppconf_report:
             if fmt != "json" and fmt not in VIEWS:
                 raise pytest.UsageError(
                     f"ppconf: --ppconf-report {fmt}: use one of json, {', '.join(VIEWS)}"
                 )
+        inputs = [("--ppconf-expected-failures", option.ppconf_expected_failures or "")]
+        try:
+            check_outputs([(f"--ppconf-report {f}", p) for f, p in option.ppconf_report], inputs)
+        except OutputError as error:
+            raise pytest.UsageError(f"ppconf: {error}") from None
         try:
             # Fuzzing runs no case: the catalog is not loaded.
             self.catalog: Catalog = (
@@ -189,6 +214,8 @@ class _PluginState:
         self.other_failures = 0  # failed tests of the session that are not catalog parts
         self.report: Report | None = None
         self.judgement: Judgement | None = None
+        self.unwritten = 0  # reports asked for that could not be written
+        self.stop_signal: int | None = None  # the stop signal that ended the session, if any
 
     def capabilities(self) -> Capabilities:
         try:
@@ -196,8 +223,12 @@ class _PluginState:
         except AdapterError:  # shown in the summary as the spec; the levels matter more
             return Capabilities(name=self.adapter_spec)
 
-    def finish(self) -> None:
-        """Judge the session from the records gathered."""
+    def finish(self, *, complete: bool = True) -> None:
+        """Judge the session from the records gathered, and write the reports.
+
+        Arguments:
+            complete: whether the session ran to its end (an interrupted one gets no summary).
+        """
         header = RunHeader.of(
             self.adapter_spec,
             self.capabilities(),
@@ -212,17 +243,22 @@ class _PluginState:
         records = sorted(
             self.records.values(), key=lambda r: order.get((r.case, r.part), len(order))
         )
-        self.report = Report(header, tuple(records))
+        self.report = Report(header, tuple(records), complete=complete)
         self.judgement = judge_report(self.report)
         for fmt, path in self.reports:
-            if fmt == "json":
-                writer = JsonLinesWriter(path, header)
-                for record in records:
-                    writer.add(record)
-                writer.finish(self.report)
-                writer.close()
-            else:
-                write_view(fmt, self.report, path)
+            try:
+                if fmt == "json":
+                    writer = JsonLinesWriter(path, header)
+                    for record in records:
+                        writer.add(record)
+                    if complete:
+                        writer.finish(self.report)
+                    writer.close()
+                else:
+                    write_output(path, render_view(fmt, self.report), f"the {fmt} report")
+            except OutputError as error:
+                print(f"ppconf: error: {error}", file=sys.stderr)
+                self.unwritten += 1
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -362,6 +398,7 @@ class FuzzItem(pytest.Item):
             examples_wanted=state.fuzz,
             seed=seed,
             database=database,
+            timeout=state.timeout,
         )
         if result.finding is not None:
             text = render_finding(
@@ -392,6 +429,25 @@ class _SessionHooks:
 
     def __init__(self, state: _PluginState) -> None:
         self.state = state
+        self._signals = contextlib.ExitStack()
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """Take the stop signals (not in an xdist worker: its controller stops it)."""
+        if _is_xdist_worker(session.config):
+            return
+
+        def stop_after_this_item(signum: int) -> None:
+            session.shouldstop = f"ppconf: stopped by {signal_name(signum)}"
+
+        # The xdist controller runs no part: it has nothing to let finish.
+        controller = session.config.pluginmanager.has_plugin("dsession")
+        self._signals.enter_context(stop_signals(at_once=controller, on_stop=stop_after_this_item))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        """Run the items with ``os._exit`` refused (see :func:`refusing_exit`)."""
+        with refusing_exit():
+            return (yield)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(
@@ -418,11 +474,21 @@ class _SessionHooks:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """Judge the session as ``ppconf run`` judges a run."""
-        if _is_xdist_worker(session.config) or self.state.fuzz is not None:
-            return
         state = self.state
-        state.finish()
+        if STOP.requested:
+            state.stop_signal = STOP.signum
+            state.runner.guard.terminate()  # a stop: no goodbye, the process group goes now
+        if _is_xdist_worker(session.config) or state.fuzz is not None:
+            self._stopped_status(session)
+            return
+        interrupted = state.stop_signal is not None or exitstatus == pytest.ExitCode.INTERRUPTED
+        state.finish(complete=not interrupted)
         assert state.judgement is not None
+        if self._stopped_status(session):
+            return
+        if state.unwritten:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR  # asked for and not written
+            return
         if not state.judgement.passed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         elif (
@@ -434,9 +500,18 @@ class _SessionHooks:
             # asked for is met, or they belong to areas the runtime does not claim).
             session.exitstatus = pytest.ExitCode.OK
 
+    def _stopped_status(self, session: pytest.Session) -> bool:
+        """After a stop signal, make the session's exit status 128 + the signal."""
+        signum = self.state.stop_signal
+        if signum is None:
+            return False
+        session.exitstatus = 128 + signum
+        return True
+
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        """Let an adapter holding a process (cmd:) shut it down."""
+        """Let an adapter holding a process (cmd:) shut it down; give the signals back."""
         self.state.runner.guard.close()
+        self._signals.close()
 
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
         """Print the findings, the support level table and the verdict."""

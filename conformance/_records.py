@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -26,6 +26,7 @@ from conformance._explain import case_excerpts, cited_statements
 from conformance._levels import CaseVerdict, LevelReport, compute_levels
 from conformance._runner import OUTCOMES, CaseResult, PartResult, worst
 from conformance._statements import Registry, builtin
+from conformance._text import kept, kept_data
 
 REPORT_FORMAT = "ppconf-report/2"
 
@@ -97,7 +98,7 @@ class RunHeader:
         full = catalog.select(Selection(spec_version=selection.spec_version))
         return cls(
             adapter=adapter,
-            capabilities=capabilities,
+            capabilities=_kept_capabilities(capabilities),
             selection=selection,
             catalog_hash=catalog_digest(full),
             catalog_cases=len(full),
@@ -233,9 +234,9 @@ class PartRecord:
             rules=case.rules,
             part=part.part,
             outcome=part.outcome,
-            message=part.message,
+            message=kept(part.message),
             duration=part.duration,
-            checks=part.checks,
+            checks=tuple(_kept_check(check) for check in part.checks),
             pack=None if part.passed else case.pack.document,
             statements=cited_statements(failed, registry) if failed else {},
             excerpt=excerpts,
@@ -286,6 +287,30 @@ class PartRecord:
             statements=dict(data.get("statements") or {}),
             excerpt=dict(data.get("excerpt") or {}),
         )
+
+
+NAME_LIMIT = 200
+"""Characters kept of what a runtime says of itself (its name, version, language ...)."""
+
+
+def _kept_capabilities(capabilities: Capabilities) -> Capabilities:
+    """What a runtime says of itself, as a record keeps it (see :mod:`conformance._text`)."""
+    return Capabilities(
+        name=kept(capabilities.name, NAME_LIMIT) or "?",
+        version=kept(capabilities.version, NAME_LIMIT),
+        language=kept(capabilities.language, NAME_LIMIT),
+        claims={kept(area, NAME_LIMIT): level for area, level in capabilities.claims.items()},
+        extensions=tuple(kept(name, NAME_LIMIT) for name in capabilities.extensions),
+    )
+
+
+def _kept_check(check: Check) -> Check:
+    """A check as a record keeps it: its message and detail hold what the runtime answered,
+    whose strings may be of any length or hold lone surrogates (see :mod:`conformance._text`)."""
+    if not check.message and not check.detail:
+        return check
+    detail = {key: kept_data(value) for key, value in check.detail.items()}
+    return replace(check, message=kept(check.message), detail=detail)
 
 
 def records_of(

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from conformance._adapter import Adapter, PackInput
 from conformance._boundary import Guard, PartTimeout
 from conformance._errors import AdapterError, PackRejected, Rejected, Unsupported
+from conformance._stopping import STOP
 
 Verdict = Literal["passes", "disagrees", "breaks"]
 
@@ -109,6 +110,7 @@ def smoke(adapter: Adapter, timeout: float | None = None) -> list[SmokeResult]:
     guard = Guard(adapter, timeout)
     results = []
     for name, check in CHECKS:
+        STOP.raise_if_requested()  # a stop signal: after the check that was running
         try:
             problem = guard.within(lambda check=check: check(guard))  # type: ignore[misc]
         except Unsupported as unsupported:

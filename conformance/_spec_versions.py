@@ -20,7 +20,10 @@ KNOWN = ("1.3", "1.4", "1.4.1", "1.5", "1.6", "1.7", "1.8", "1.9")
 """The spec versions the kit knows, oldest first: each minor version, and the patch versions
 that brought workflow fields (1.4.1: RFC 0011's ``AgentDef.state``)."""
 
-_VERSION = r"([0-9]+)\.([0-9]+)(?:\.([0-9]+))?"
+_NUMBER = r"(0|[1-9][0-9]*)"
+_VERSION = rf"{_NUMBER}\.{_NUMBER}(?:\.{_NUMBER})?"
+"""MAJOR.MINOR or MAJOR.MINOR.PATCH, without leading zeros: ``1.05`` is no version (read as a
+number it would be 1.5, and be shown as 1.05 everywhere)."""
 _ITEM = re.compile(rf"(>=)?{_VERSION}(?: <{_VERSION})?")
 
 
@@ -34,15 +37,19 @@ def parse_version(text: str) -> Version:
     Raises:
         SpecVersionError: not of the form MAJOR.MINOR or MAJOR.MINOR.PATCH.
     """
-    match = re.fullmatch(_VERSION, text.strip())
+    match = re.fullmatch(_VERSION, text.strip()) if isinstance(text, str) else None
     if match is None:
-        raise SpecVersionError(f"{text!r} is not a spec version such as 1.9 or 1.4.1")
+        raise SpecVersionError(
+            f"{str(text)[:40]!r} is not a spec version such as 1.9 or 1.4.1 (numbers without "
+            "leading zeros)"
+        )
     major, minor, patch = match.groups()
     return int(major), int(minor), int(patch or 0)
 
 
 def check_target(text: str) -> str:
-    """Check a version a run may target: between :data:`OLDEST` and :data:`NEWEST`.
+    """Check a version a run may target: between :data:`OLDEST` and :data:`NEWEST`; return it
+    as the kit writes it (``" 1.5 "`` -> ``1.5``).
 
     Raises:
         SpecVersionError: unreadable, or outside the versions the kit knows.
@@ -50,7 +57,7 @@ def check_target(text: str) -> str:
     version = parse_version(text)
     if not parse_version(OLDEST) <= version < _next_minor(parse_version(NEWEST)):
         raise SpecVersionError(
-            f"spec version {text} is not one the kit knows: use {OLDEST} to {NEWEST}"
+            f"spec version {text.strip()[:40]} is not one the kit knows: use {OLDEST} to {NEWEST}"
         )
     return text.strip()
 

@@ -1,7 +1,8 @@
 """The ``ppconf`` command line.
 
 Exit codes: 0 success, 1 the input was read but is not valid (or a run or check failed), 2 the
-input could not be used (unreadable file, malformed case, bad arguments), 130 interrupted.
+input could not be used (unreadable file, malformed case, bad arguments, an output that cannot
+be written), 128 + the signal when stopped by one (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from conformance._cli.run import add_run_parser
 from conformance._cli.statements import add_statements_parsers
 from conformance._errors import KitError
 from conformance._records import kit_version
+from conformance._stopping import Stopped, signal_name
 
 
 def entry_point() -> None:
@@ -51,6 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNUSABLE
     except BrokenPipeError:  # e.g. piped into `head`
         return EXIT_OK
+    except Stopped as stop:
+        print(f"ppconf: stopped by {signal_name(stop.signum)}", file=sys.stderr)
+        return stop.exit_status
     except KeyboardInterrupt:
         print("ppconf: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -7,7 +7,7 @@ import sys
 from typing import Any, TextIO
 
 from conformance._adapter_spec import REFERENCE, load_adapter
-from conformance._boundary import Guard
+from conformance._boundary import Guard, refusing_exit
 from conformance._cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -18,6 +18,8 @@ from conformance._cli.common import (
 from conformance._cli.run import add_adapter_options, open_adapter
 from conformance._serve import Server
 from conformance._smoke import smoke
+from conformance._stopping import STOP, stop_signals
+from conformance._text import terminal
 
 
 def add_adapter_parsers(commands: Any) -> None:
@@ -49,21 +51,28 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
     # Whatever the served code prints must not reach the protocol stream.
     sys.stdout = sys.stderr
     adapter = load_adapter(args.adapter)  # an AdapterError is reported by main()
-    return Server(adapter).serve(sys.stdin.buffer, protocol_out)
+    # A server has no part of its own to finish: a stop signal ends it at once (the kit that
+    # started it decides what its pending request means), with 128 + the signal.
+    with stop_signals(at_once=True):
+        return Server(adapter).serve(sys.stdin.buffer, protocol_out)
 
 
 def _smoke(args: argparse.Namespace, out: TextIO) -> int:
-    adapter = open_adapter(args)  # an AdapterError is reported by main()
-    try:
-        results = smoke(adapter, args.timeout)
-    finally:
-        Guard(adapter).close()
+    with stop_signals(), refusing_exit():
+        adapter = open_adapter(args)  # an AdapterError is reported by main()
+        guard = Guard(adapter)
+        try:
+            results = smoke(adapter, args.timeout)
+        finally:
+            if STOP.requested:
+                guard.terminate()  # a stop: no goodbye, the process group goes now
+            guard.close()
     broken = [r for r in results if r.verdict == "breaks"]
     if len(broken) == len(results):
         verdict, status = "broken", EXIT_UNUSABLE
         conclusion = (
             "every smoke check failed the same way: the adapter's wiring is broken, not its "
-            f"conformance. First error: {broken[0].detail}"
+            f"conformance. First error: {terminal(broken[0].detail)}"
         )
     elif broken:
         verdict, status = "broken", EXIT_UNUSABLE
@@ -82,7 +91,7 @@ def _smoke(args: argparse.Namespace, out: TextIO) -> int:
         return status
     for result in results:
         mark = {"passes": "ok  ", "disagrees": "DIFF", "breaks": "FAIL"}[result.verdict]
-        detail = f": {result.detail}" if result.detail else ""
+        detail = f": {terminal(result.detail)}" if result.detail else ""
         print(f"{mark} {result.name}{detail}", file=out)
     print(conclusion, file=out)
     return status

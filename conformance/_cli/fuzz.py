@@ -1,31 +1,39 @@
 """``ppconf fuzz``: generated examples on the reference and a runtime side by side.
 
 Exit status: 0 no divergence, 1 a divergence or an adapter fault (printed, and written as a case
-with ``--export``), 2 bad arguments or an adapter that cannot be loaded.
+with ``--export``), 2 bad arguments, an adapter that cannot be loaded or an output that cannot
+be written, 128 + the signal when stopped by one.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from conformance._areas import AREAS
-from conformance._boundary import Guard
+from conformance._boundary import Guard, refusing_exit
 from conformance._cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNUSABLE,
+    MAX_EXAMPLES,
     add_format_option,
-    positive_int,
     positive_seconds,
     print_json,
     report_error,
+    whole_number,
 )
 from conformance._cli.run import add_adapter_options, open_adapter
 from conformance._errors import AdapterError
+from conformance._report.outputs import OutputError
+from conformance._stopping import STOP, stop_signals
 
 if TYPE_CHECKING:
+    from hypothesis.database import ExampleDatabase
+
     from conformance._fuzz.engine import FuzzResult
 
 
@@ -52,9 +60,10 @@ def add_fuzz_parser(commands: Any) -> None:
     )
     fuzz.add_argument(
         "--examples",
-        type=positive_int,
+        type=whole_number(MAX_EXAMPLES),
         metavar="N",
-        help="how many examples (default 1000, or as many as --max-time allows)",
+        help="how many examples (default 1000, or as many as --max-time allows; at most "
+        f"{MAX_EXAMPLES:,})",
     )
     fuzz.add_argument(
         "--seed", type=int, default=0, metavar="S", help="the seed: same seed, same examples"
@@ -76,13 +85,18 @@ def add_fuzz_parser(commands: Any) -> None:
         "(default .ppconf/fuzz; share one directory between runs to share them)",
     )
     fuzz.add_argument("--no-database", action="store_true", help="keep no example database at all")
+    fuzz.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="after a divergence, go on until the examples or the time are spent, and report "
+        "(and --export) each divergence that fails another way, each shrunk to a minimal case",
+    )
     add_format_option(fuzz, schema="fuzz.schema.json")
 
 
 def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
     # Hypothesis is imported here, not by `ppconf` as a whole: only this command needs it.
-    from conformance._fuzz.engine import database_at, default_areas, fuzz  # noqa: PLC0415
-    from conformance._fuzz.report import export, render_finding, render_summary  # noqa: PLC0415
+    from conformance._fuzz.engine import default_areas, fuzz  # noqa: PLC0415
 
     if args.adapter is None:
         report_error(
@@ -90,96 +104,216 @@ def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
             "(module:Class or 'cmd:COMMAND LINE')"
         )
         return EXIT_UNUSABLE
-    adapter = open_adapter(args)  # an AdapterError is reported by main()
-    guard = Guard(adapter)
-    try:
+    database = None if args.no_database else _database(args.database)
+    if args.export:
+        _export_folder(args.export)
+    with stop_signals(), refusing_exit():
+        adapter = open_adapter(args)  # an AdapterError is reported by main()
+        guard = Guard(adapter)
+        progress = _Progress(sys.stderr)
         try:
-            claims = guard.capabilities().claims
-        except AdapterError as error:
-            report_error(str(error))
-            return EXIT_UNUSABLE
-        areas = tuple(args.area) or default_areas(claims)
-        wanted = args.examples if args.examples or args.max_time else 1000
-        database = None if args.no_database else database_at(args.database)
-        result = fuzz(
-            adapter,
-            areas=tuple(dict.fromkeys(areas)),
-            examples_wanted=wanted,
-            seed=args.seed,
-            max_time=args.max_time,
-            database=database,
-        )
-    finally:
-        guard.close()
-    finding = result.finding
-    exported = None
-    if finding is not None and finding.kind != "fault" and args.export:
-        exported = export(finding, args.export, args.adapter, args.seed)
-    if finding is None:
-        if not result.tally.examples:
-            verdict, status = "no example ran", EXIT_FAILED
-        elif result.tally.unsupported == result.tally.examples:
-            verdict, status = "nothing compared", EXIT_FAILED
-        else:
-            verdict, status = "no divergence", EXIT_OK
-    else:
-        verdict, status = finding.kind, EXIT_FAILED
+            try:
+                claims = guard.capabilities().claims
+            except AdapterError as error:
+                report_error(str(error))
+                return EXIT_UNUSABLE
+            areas = tuple(args.area) or default_areas(claims)
+            wanted = args.examples if args.examples or args.max_time else 1000
+            result = fuzz(
+                adapter,
+                areas=tuple(dict.fromkeys(areas)),
+                examples_wanted=wanted,
+                seed=args.seed,
+                max_time=args.max_time,
+                database=database,
+                timeout=args.timeout,
+                keep_going=args.keep_going,
+                progress=progress.show,
+            )
+        finally:
+            progress.clear()
+            if STOP.requested:
+                guard.terminate()  # a stop: no goodbye, the process group goes now
+            guard.close()
+    return _show(args, result, out)
+
+
+def _show(args: argparse.Namespace, result: FuzzResult, out: TextIO) -> int:
+    from conformance._fuzz.report import export, render_finding, render_summary  # noqa: PLC0415
+
     if args.format == "json":
-        print_json(_fuzz_data(args, result, verdict, exported), out)
-        return status
-    if finding is None:
+        return _show_json(args, result, out)
+    if not result.found:
         print(render_summary(result, args.adapter), file=out)
-        if verdict == "no example ran":
+        if not result.tally.examples:
             print("no example ran: give more time (--max-time) or examples", file=out)
-        elif verdict == "nothing compared":
+            return EXIT_FAILED
+        if result.tally.unsupported == result.tally.examples:
             print("nothing was compared: the runtime skipped every example", file=out)
-        return status
-    print(
-        render_finding(finding, found_after=result.found_after, shrink_runs=result.shrink_runs),
-        file=out,
-    )
-    if finding.kind == "fault":
+            return EXIT_FAILED
+        return EXIT_OK
+    status = EXIT_FAILED
+    for index, found in enumerate(result.found):
+        if index:
+            print(file=out)
+        finding = found.finding
         print(
-            "an adapter fault, not a divergence: fix the adapter (it raised, broke the adapter "
-            "interface or did not answer the same way twice), then fuzz again",
+            render_finding(finding, found_after=found.found_after, shrink_runs=found.shrink_runs),
             file=out,
         )
-    elif exported is not None:
-        print(f"written: {exported} (ppconf run --catalog {args.export} --adapter ...)", file=out)
-    else:
-        print("add --export DIR to write it as a case file", file=out)
+        if finding.kind == "fault":
+            print(
+                "an adapter fault, not a divergence: fix the adapter (it raised, broke the "
+                "adapter interface, hung or did not answer the same way twice), then fuzz again",
+                file=out,
+            )
+        elif args.export:
+            try:
+                path = export(finding, args.export, args.adapter, args.seed)
+            except OSError as error:
+                reason = error.strerror or error
+                report_error(f"cannot write the case under {args.export}: {reason}")
+                status = EXIT_UNUSABLE
+                continue
+            print(f"written: {path} (ppconf run --catalog {args.export} --adapter ...)", file=out)
+        elif not args.keep_going or index == len(result.found) - 1:
+            print("add --export DIR to write it as a case file", file=out)
+    if args.keep_going:
+        print(
+            f"{len(result.found)} finding(s) that fail in different ways, in "
+            f"{result.tally.examples} examples (seed {result.seed})",
+            file=out,
+        )
     return status
 
 
-def _fuzz_data(
-    args: argparse.Namespace, result: FuzzResult, verdict: str, exported: Path | None
-) -> dict[str, Any]:
-    """What ``ppconf fuzz --format json`` prints (``schema/fuzz.schema.json``)."""
-    from conformance._fuzz.report import case_document  # noqa: PLC0415
+def _show_json(args: argparse.Namespace, result: FuzzResult, out: TextIO) -> int:
+    """What ``ppconf fuzz --format json`` prints (``schema/fuzz.schema.json``): the first
+    finding as ``finding``, every one (``--keep-going``) in ``findings``."""
+    from conformance._fuzz.report import case_document, export  # noqa: PLC0415
 
-    finding = result.finding
-    found: dict[str, Any] | None = None
-    if finding is not None:
-        found = {
-            "kind": finding.kind,
-            "area": finding.expected.area,
-            "part": finding.part,
-            "message": finding.message,
-            "step": finding.step,
-            "field": finding.field,
-            "rule": finding.rule,
-            "found_after": result.found_after,
-            "shrink_runs": result.shrink_runs,
-            "case": case_document(finding, args.adapter, args.seed),
-        }
-    return {
-        "adapter": args.adapter,
-        "areas": list(result.areas),
-        "seed": args.seed,
-        "examples": result.tally.examples,
-        "by_area": dict(sorted(result.tally.by_area.items())),
-        "unsupported": result.tally.unsupported,
-        "verdict": verdict,
-        "finding": found,
-        "exported": str(exported) if exported is not None else None,
-    }
+    status = EXIT_OK
+    findings: list[dict[str, Any]] = []
+    exported: list[str] = []
+    for found in result.found:
+        finding = found.finding
+        path = None
+        if finding.kind != "fault" and args.export:
+            try:
+                path = export(finding, args.export, args.adapter, args.seed)
+            except OSError as error:
+                report_error(
+                    f"cannot write the case under {args.export}: {error.strerror or error}"
+                )
+                status = EXIT_UNUSABLE
+        if path is not None:
+            exported.append(str(path))
+        findings.append(
+            {
+                "kind": finding.kind,
+                "area": finding.expected.area,
+                "part": finding.part,
+                "message": finding.message,
+                "step": finding.step,
+                "field": finding.field,
+                "rule": finding.rule,
+                "found_after": found.found_after,
+                "shrink_runs": found.shrink_runs,
+                "case": case_document(finding, args.adapter, args.seed),
+                "exported": None if path is None else str(path),
+            }
+        )
+    if findings:
+        verdict = findings[0]["kind"]
+        status = status or EXIT_FAILED
+    elif not result.tally.examples:
+        verdict, status = "no example ran", EXIT_FAILED
+    elif result.tally.unsupported == result.tally.examples:
+        verdict, status = "nothing compared", EXIT_FAILED
+    else:
+        verdict = "no divergence"
+    print_json(
+        {
+            "adapter": args.adapter,
+            "areas": list(result.areas),
+            "seed": args.seed,
+            "examples": result.tally.examples,
+            "by_area": dict(sorted(result.tally.by_area.items())),
+            "unsupported": result.tally.unsupported,
+            "verdict": verdict,
+            "finding": findings[0] if findings else None,
+            "findings": findings,
+            "exported": exported[0] if exported else None,
+        },
+        out,
+    )
+    return status
+
+
+def _database(path: str) -> ExampleDatabase:
+    """The example database folder at ``path``; a path that is a file is refused, since
+    Hypothesis would silently keep nothing there.
+
+    Raises:
+        OutputError: the path is not a folder, and cannot be made one.
+    """
+    from conformance._fuzz.engine import database_at  # noqa: PLC0415
+
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(
+            f"--database {path} is a file: the example database is a folder (it keeps one file "
+            "per example); give a folder, or --no-database"
+        )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        reason = error.strerror or error
+        raise OutputError(f"--database {path}: cannot make the folder: {reason}") from None
+    return database_at(folder)
+
+
+def _export_folder(path: str) -> None:
+    """Make the --export folder now, so that a finding is not lost at the end of a long run.
+
+    Raises:
+        OutputError: it is not a folder, or cannot be made.
+    """
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"--export {path} is a file: give a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        reason = error.strerror or error
+        raise OutputError(f"--export {path}: cannot make the folder: {reason}") from None
+
+
+class _Progress:
+    """One self-overwriting line on a terminal (examples so far, findings); silent otherwise."""
+
+    EVERY = 0.2
+    """Seconds between two updates."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self.last = 0.0
+        self.shown = False
+
+    def show(self, examples: int, findings: int, shrinking: bool) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self.last < self.EVERY:
+            return
+        self.last = now
+        text = f"fuzz: {examples} examples, {findings} divergence(s)"
+        if shrinking:
+            text += ", shrinking"
+        self.stream.write("\r" + text.ljust(70))
+        self.stream.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * 70 + "\r")
+            self.stream.flush()

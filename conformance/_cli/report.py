@@ -7,7 +7,6 @@ import functools
 import json
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, TextIO
 
 from conformance._cli.common import EXIT_OK, EXIT_UNUSABLE, add_format_option, report_error
@@ -20,6 +19,7 @@ from conformance._report.matrix import (
     render_matrix_markdown,
     render_matrix_text,
 )
+from conformance._report.outputs import STDOUT, check_outputs, write_output
 from conformance._report.views import VIEWS, Renderer, render_view
 
 
@@ -110,6 +110,8 @@ def report_command(args: argparse.Namespace, out: TextIO) -> int:
         report_error("--area goes with --format badge (the other views show every area)")
         return EXIT_UNUSABLE
     files, args.out = _files_and_out(args)
+    outputs = [(f"the {args.format} view", args.out)] if args.out is not None else []
+    check_outputs(outputs, [(f"the report {path}", path) for path in files])
     if len(files) > 1:
         return _matrix_command(args, files, out)
     args.file = files[0]
@@ -127,14 +129,10 @@ def report_command(args: argparse.Namespace, out: TextIO) -> int:
             f"{len(report.records)} part(s) it holds",
             file=sys.stderr,
         )
-    if args.out is None:
+    if args.out is None or args.out == STDOUT:
         out.write(data.decode("utf-8"))
         return EXIT_OK
-    try:
-        Path(args.out).write_bytes(data)
-    except OSError as error:
-        report_error(f"cannot write {args.out}: {error}")
-        return EXIT_UNUSABLE
+    write_output(args.out, data, f"the {args.format} view")  # an OutputError goes to main()
     return EXIT_OK
 
 
@@ -149,12 +147,8 @@ def _matrix_command(args: argparse.Namespace, files: list[str], out: TextIO) -> 
         return EXIT_UNUSABLE
     reports = [read_report(path) for path in files]
     text = render(build_matrix(reports, files))
-    if args.out is None:
+    if args.out is None or args.out == STDOUT:
         out.write(text)
         return EXIT_OK
-    try:
-        Path(args.out).write_text(text, encoding="utf-8")
-    except OSError as error:
-        report_error(f"cannot write {args.out}: {error}")
-        return EXIT_UNUSABLE
+    write_output(args.out, text.encode("utf-8"), f"the {args.format} matrix")
     return EXIT_OK

@@ -3,28 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from types import FrameType
-from typing import Any, TextIO
+from collections.abc import Callable, Sequence
+from typing import IO, Any, TextIO
 
 from conformance._adapter import Adapter
 from conformance._adapter_spec import REFERENCE, load_adapter
 from conformance._areas import AREAS
-from conformance._boundary import Guard
+from conformance._boundary import Guard, refusing_exit
 from conformance._cases import Case, Selection, load_catalog
 from conformance._cli.common import (
     EXIT_FAILED,
-    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_UNUSABLE,
+    MAX_REPEAT,
     add_format_option,
-    positive_int,
     positive_seconds,
     report_error,
+    whole_number,
 )
 from conformance._errors import AdapterError, AdapterGaveUp, CaseError, KitError
 from conformance._expected_failures import (
@@ -32,14 +30,16 @@ from conformance._expected_failures import (
     load_expected_failures,
     write_expected_failures,
 )
-from conformance._protocol import SubprocessAdapter
-from conformance._records import PartRecord, Report, RunHeader, records_of
+from conformance._records import PartRecord, Report, RunHeader
 from conformance._report.jsonl import JsonLinesWriter, summary_line
+from conformance._report.outputs import STDOUT, OutputError, check_outputs, write_output
 from conformance._report.text import render_text
-from conformance._report.views import VIEWS, render_view, write_view
+from conformance._report.views import VIEWS, render_view
 from conformance._runner import DEFAULT_TIMEOUT, Runner
 from conformance._spec_versions import NEWEST, SpecVersionError, check_target
 from conformance._statements import Registry
+from conformance._stopping import STOP, Stopped, signal_name, stop_signals
+from conformance._text import terminal
 from conformance._verdicts import judge_report
 
 REPORT_FORMATS = ("json", *VIEWS)
@@ -62,7 +62,8 @@ def add_run_parser(commands: Any) -> None:
         default=[],
         metavar=("FORMAT", "PATH"),
         help="write a report: json (JSON Lines, streamed), or a view of it: "
-        f"{', '.join(VIEWS)} (see `ppconf report`); repeatable",
+        f"{', '.join(VIEWS)} (see `ppconf report`); repeatable; PATH - is stdout (the summary "
+        "then goes to stderr)",
     )
     run.add_argument(
         "--require-level",
@@ -92,11 +93,11 @@ def add_run_parser(commands: Any) -> None:
     )
     run.add_argument(
         "--repeat",
-        type=positive_int,
+        type=whole_number(MAX_REPEAT),
         default=1,
         metavar="N",
         help="run each case part N times; a part that does not end the same way every time is "
-        "reported flaky and does not pass (default 1)",
+        f"reported flaky and does not pass (default 1, at most {MAX_REPEAT})",
     )
     add_format_option(
         run,
@@ -136,8 +137,21 @@ def add_adapter_options(parser: argparse.ArgumentParser) -> None:
 
 
 def open_adapter(args: argparse.Namespace) -> Adapter:
-    """The adapter the options name (raises AdapterError)."""
-    transcript = open(args.protocol_log, "w", encoding="utf-8") if args.protocol_log else None  # noqa: SIM115
+    """The adapter the options name.
+
+    Raises:
+        AdapterError: the spec names no adapter.
+        OutputError: the protocol log cannot be written.
+    """
+    transcript: IO[str] | None = None
+    if args.protocol_log:
+        check_outputs([("--protocol-log", args.protocol_log)])
+        try:
+            transcript = open(args.protocol_log, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as error:
+            raise OutputError(
+                f"cannot write the protocol log {args.protocol_log}: {error.strerror or error}"
+            ) from None
     return load_adapter(
         args.adapter,
         timeout=args.timeout,
@@ -189,28 +203,19 @@ def selection(args: argparse.Namespace) -> Selection:
     )
 
 
-class _Stop(Exception):
-    """SIGTERM arrived: stop after the current part, clean up, write what was measured."""
+def _outputs(args: argparse.Namespace) -> None:
+    """Refuse, before anything runs, outputs that would overwrite an input or each other.
 
-
-@contextlib.contextmanager
-def _stop_on_sigterm(adapter: Adapter) -> Iterator[None]:
-    """Turn SIGTERM (a CI timeout) into :class:`_Stop`, so reports are still written; an
-    adapter process is killed at once rather than after its pending request times out."""
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        _terminate(adapter)
-        raise _Stop
-
-    try:
-        previous = signal.signal(signal.SIGTERM, stop)
-    except ValueError:  # not the main thread (e.g. an embedding application)
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    Raises:
+        OutputError: naming both uses of a path, or what is wrong with one.
+    """
+    outputs = [(f"--report {fmt}", path) for fmt, path in args.report]
+    if args.write_expected_failures:
+        outputs.append(("--write-expected-failures", args.write_expected_failures))
+    if args.protocol_log:
+        outputs.append(("--protocol-log", args.protocol_log))
+    inputs = [("--expected-failures", args.expected_failures)] if args.expected_failures else []
+    check_outputs(outputs, inputs)
 
 
 def run_command(args: argparse.Namespace, out: TextIO) -> int:
@@ -229,6 +234,7 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
             "drop --require-level to look at a part of the catalog"
         )
         return EXIT_UNUSABLE
+    _outputs(args)
     try:
         catalog = load_catalog(args.catalog, extra=args.extra_catalog)
     except CaseError as error:
@@ -247,14 +253,33 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
             if args.expected_failures
             else {}
         )
-        adapter = open_adapter(args)
     except CaseError as error:
         report_error(str(error))
         return EXIT_UNUSABLE
+    with stop_signals(), refusing_exit():
+        adapter = open_adapter(args)
+        guard = Guard(adapter)
+        try:
+            return _start(args, guard, catalog, chosen, expected, cases=cases, out=out)
+        finally:
+            if STOP.requested:
+                guard.terminate()  # a stop: no goodbye, the process group goes now
+            guard.close()
+
+
+def _start(
+    args: argparse.Namespace,
+    guard: Guard,
+    catalog: Any,
+    chosen: Selection,
+    expected: dict[str, ExpectedFailure],
+    *,
+    cases: Sequence[Case],
+    out: TextIO,
+) -> int:
     try:
-        capabilities = Guard(adapter).capabilities()
+        capabilities = guard.capabilities()
     except AdapterError as error:
-        Guard(adapter).close()
         report_error(str(error))
         return EXIT_UNUSABLE
     header = RunHeader.of(
@@ -268,15 +293,17 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
         strict=args.strict,
     )
     json_paths = [path for fmt, path in args.report if fmt == "json"]
+    writers: list[JsonLinesWriter] = []
     try:
-        writers = [JsonLinesWriter(path, header) for path in json_paths]
-    except OSError as error:
-        Guard(adapter).close()
-        report_error(f"cannot write the report: {error}")
-        return EXIT_UNUSABLE
+        for path in json_paths:
+            writers.append(JsonLinesWriter(path, header, stdout=out))
+    except OutputError:
+        for writer in writers:
+            writer.close()
+        raise
     return _run(
         args,
-        adapter,
+        guard.adapter,
         header,
         cases=cases,
         writers=writers,
@@ -298,66 +325,82 @@ def _run(
     runner = Runner(adapter, timeout=args.timeout, repeat=args.repeat)
     progress = _Progress(len(cases), sys.stderr)
     records: list[PartRecord] = []
-    stopped: str | None = None
+    stopped: Stopped | None = None
+    gave_up: str | None = None
     started = time.perf_counter()
     try:
-        with _stop_on_sigterm(adapter):
-            for case in cases:
-                progress.show(case.id)
-                result = runner.run(case)
-                for record in records_of([result], registry):
-                    records.append(record)
-                    for writer in writers:
-                        writer.add(record)
-    except KeyboardInterrupt:
-        _terminate(adapter)
-        stopped = "interrupted"
-    except _Stop:
-        stopped = "terminated (SIGTERM)"
+        for case in cases:
+            progress.show(case.id)
+            for part in case.parts:
+                STOP.raise_if_requested()  # a stop signal: after the part that was running
+                record = PartRecord.of(case, runner.run_part(case, part), registry)
+                records.append(record)
+                for writer in writers:
+                    writer.add(record)
+    except Stopped as stop:
+        stopped = stop
+    except KeyboardInterrupt:  # raised by an adapter, as a Ctrl-C would be
+        stopped = Stopped(signal.SIGINT)
     except AdapterGaveUp as error:
-        stopped = f"the adapter gave up: {error}"
+        gave_up = f"the adapter gave up: {error}"
     finally:
         progress.clear()
-        runner.guard.close()
     elapsed = time.perf_counter() - started
-    report = Report(header, tuple(records), complete=stopped is None)
+    report = Report(header, tuple(records), complete=stopped is None and gave_up is None)
     judgement = judge_report(report)
     for writer in writers:
         if report.complete:
             writer.finish(report)
         writer.close()
-    _write_reports(args, report)
+    unwritten = _write_reports(args, report, out)
     if args.write_expected_failures:
-        write_expected_failures(args.write_expected_failures, _failures_of(report))
+        try:
+            write_expected_failures(args.write_expected_failures, _failures_of(report))
+        except OSError as error:
+            report_error(
+                f"cannot write --write-expected-failures {args.write_expected_failures}: "
+                f"{error.strerror or error}"
+            )
+            unwritten += 1
+    # With a report on stdout, the summary goes to stderr, so stdout holds the report alone.
+    summary_out = sys.stderr if any(path == STDOUT for _, path in args.report) else out
     if args.format == "json":
-        out.write(summary_line(report))
+        summary_out.write(summary_line(report))
     elif args.format == "text":
-        print(render_text(report, judgement), file=out)
-        print(f"ran in {elapsed:.2f} s", file=out)
+        print(render_text(report, judgement), file=summary_out)
+        print(f"ran in {elapsed:.2f} s", file=summary_out)
     else:
-        out.write(render_view(args.format, report).decode("utf-8"))
+        summary_out.write(render_view(args.format, report).decode("utf-8"))
     if stopped is not None:
-        print(f"ppconf: stopped: {stopped}, after {len(records)} part(s)", file=sys.stderr)
-        if stopped.startswith("the adapter gave up"):
-            return EXIT_UNUSABLE
-        return EXIT_INTERRUPTED if stopped == "interrupted" else 128 + signal.SIGTERM
+        print(
+            f"ppconf: stopped by {signal_name(stopped.signum)} after {len(records)} part(s); "
+            "the report is unfinished (no summary)",
+            file=sys.stderr,
+        )
+        return stopped.exit_status
+    if gave_up is not None:
+        print(
+            f"ppconf: stopped: {terminal(gave_up)}, after {len(records)} part(s)", file=sys.stderr
+        )
+        return EXIT_UNUSABLE
+    if unwritten:
+        report_error(f"{unwritten} output(s) asked for were not written (see above)")
+        return EXIT_UNUSABLE
     return EXIT_OK if judgement.passed else EXIT_FAILED
 
 
-def _terminate(adapter: Adapter) -> None:
-    """Kill an adapter's process now, if it has one (safe inside a signal handler)."""
-    if isinstance(adapter, SubprocessAdapter):
-        with contextlib.suppress(Exception):
-            adapter.terminate()
-
-
-def _write_reports(args: argparse.Namespace, report: Report) -> None:
+def _write_reports(args: argparse.Namespace, report: Report, out: TextIO) -> int:
+    """Write every view asked for; return how many could not be written (each said)."""
+    failed = 0
     for fmt, path in args.report:
+        if fmt == "json":
+            continue
         try:
-            if fmt != "json":
-                write_view(fmt, report, path)
-        except OSError as error:
-            report_error(f"cannot write the {fmt} report {path}: {error}")
+            write_output(path, render_view(fmt, report), f"the {fmt} report", stdout=out)
+        except OutputError as error:
+            report_error(str(error))
+            failed += 1
+    return failed
 
 
 def _failures_of(report: Report) -> dict[str, ExpectedFailure]:
@@ -392,4 +435,4 @@ class _Progress:
             self.stream.flush()
 
 
-__all__ = ["add_run_parser", "selection"]
+__all__ = ["add_run_parser", "open_adapter", "selection"]

@@ -8,6 +8,12 @@ Runs are deterministic for a seed (given the same example database: earlier fail
 first). A time limit is kept by running in rounds of at most :data:`ROUND` examples, each a
 Hypothesis run with a seed derived from the given one; once the time is up the remaining
 examples of the round are drawn but not run.
+
+With ``keep_going``, a finding does not end the run: it is shrunk, kept, and the rounds go on,
+an example that fails the same way as one already kept (:meth:`FuzzFinding.signature`) counting
+as passed, until the examples or the time are spent. A part that hangs is a fault kept as
+found, not shrunk (each try would take the whole time limit). A stop signal ends the run
+between two examples (see :mod:`conformance._stopping`).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import hashlib
 import json
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -34,6 +40,7 @@ from conformance._areas import AREAS as REGISTERED
 from conformance._fuzz.judge import FuzzFinding, Verdict, judge
 from conformance._fuzz.oracle import Expected, expect_invalid, expect_run
 from conformance._runner import Runner
+from conformance._stopping import STOP
 
 AREAS = tuple(a for a in REGISTERED if a not in ("extensions", "providers"))
 """The areas the fuzzer generates examples for."""
@@ -153,6 +160,21 @@ class Tally:
             self.unsupported_reason = self.unsupported_reason or verdict.unsupported
 
 
+@dataclass(frozen=True)
+class Found:
+    """One finding, minimal, with what it took.
+
+    Attributes:
+        finding: the divergence or fault.
+        found_after: examples run (not counting shrinking) when it was first seen.
+        shrink_runs: examples run while shrinking it.
+    """
+
+    finding: FuzzFinding
+    found_after: int
+    shrink_runs: int
+
+
 @dataclass
 class FuzzResult:
     """The outcome of :func:`fuzz`.
@@ -160,10 +182,9 @@ class FuzzResult:
     Attributes:
         areas: the areas fuzzed.
         seed: the seed of the first round.
-        tally: what the examples run before the first finding exercised.
-        finding: the minimal divergence or fault, if any.
-        found_after: examples run until the first finding (0 if none).
-        shrink_runs: examples run while shrinking it.
+        tally: what the examples run exercised (before the first finding, unless
+            ``keep_going``).
+        found: every finding kept, in the order found (one at most, unless ``keep_going``).
         seconds: wall time; ``running``: the part of it spent running examples (the reference
             and the runtime); the rest went to generating them.
     """
@@ -171,15 +192,41 @@ class FuzzResult:
     areas: tuple[str, ...]
     seed: int
     tally: Tally = field(default_factory=Tally)
-    finding: FuzzFinding | None = None
-    found_after: int = 0
-    shrink_runs: int = 0
+    found: list[Found] = field(default_factory=list)
     seconds: float = 0.0
     running: float = 0.0
+
+    @property
+    def finding(self) -> FuzzFinding | None:
+        """The first finding, if any."""
+        return self.found[0].finding if self.found else None
+
+    @property
+    def found_after(self) -> int:
+        """Examples run until the first finding (0 if none)."""
+        return self.found[0].found_after if self.found else 0
+
+    @property
+    def shrink_runs(self) -> int:
+        """Examples run while shrinking the first finding."""
+        return self.found[0].shrink_runs if self.found else 0
+
+
+Progress = Callable[[int, int, bool], None]
+"""Called after each example: examples run, findings kept, whether a finding is being shrunk."""
 
 
 class _Found(Exception):
     """Raised inside the Hypothesis test so that Hypothesis shrinks the example."""
+
+    def __init__(self, finding: FuzzFinding) -> None:
+        super().__init__(f"{finding.kind}: {finding.message}")
+        self.finding = finding
+
+
+class _Hung(BaseException):
+    """Raised inside the Hypothesis test for an example that hung: a ``BaseException`` ends the
+    Hypothesis run at once, without shrinking (each try would hang the whole time limit)."""
 
     def __init__(self, finding: FuzzFinding) -> None:
         super().__init__(f"{finding.kind}: {finding.message}")
@@ -222,6 +269,8 @@ def fuzz(
     max_time: float | None = None,
     database: ExampleDatabase | None = None,
     timeout: float | None = None,
+    keep_going: bool = False,
+    progress: Progress | None = None,
 ) -> FuzzResult:
     """Fuzz ``adapter`` against the reference until a divergence or fault, or the budget.
 
@@ -236,9 +285,13 @@ def fuzz(
         timeout: seconds each example part may take on an in-process adapter (``None``: no
             limit, and no thread switch per part; a ``cmd:`` adapter times out each request
             itself).
+        keep_going: after a finding, go on until the budget, keeping each finding that fails
+            another way than those kept (see the module docstring).
+        progress: called after each example (see :data:`Progress`).
 
     Raises:
         ValueError: neither ``examples_wanted`` nor ``max_time``.
+        Stopped: a stop signal arrived.
     """
     if examples_wanted is None and max_time is None:
         raise ValueError("fuzz() needs examples_wanted or max_time")
@@ -251,7 +304,7 @@ def fuzz(
     deadline = None if max_time is None else started + max_time
     keyed = None if database is None else _Namespaced(database, _prefix(areas))
     rounds = 0
-    while result.finding is None:
+    while keep_going or not result.found:
         done = result.tally.examples
         left = None if examples_wanted is None else examples_wanted - done
         if (left is not None and left <= 0) or (deadline and time.perf_counter() >= deadline):
@@ -261,21 +314,31 @@ def fuzz(
         size = ROUND if left is None else max(1, -(-left // BATCH))
         if deadline is not None:
             size = min(size, ROUND)
-        _round(
+        found = _round(
             runner,
             strategy,
             result,
             wanted=examples_wanted,
             size=size,
             round_seed=_round_seed(seed, rounds),
-            database=keyed,
+            # An example kept from an earlier run is tried in the first round; later rounds
+            # would find the findings kept by this one there, and Hypothesis would drop them
+            # from the database as passing.
+            database=keyed if rounds == 0 or not result.found else None,
             deadline=deadline,
+            known={f.finding.signature() for f in result.found},
+            progress=progress,
         )
         rounds += 1
-        if result.tally.examples == done and result.finding is None:
+        if found is not None:
+            if found.finding.kind == "divergence":
+                replayed = _replayed(runner, found.finding)
+                found = Found(replayed, found.found_after, found.shrink_runs)
+            result.found.append(found)
+            if progress is not None:
+                progress(result.tally.examples, len(result.found), False)
+        elif result.tally.examples == done:
             break  # nothing ran: the deadline passed while drawing
-    if result.finding is not None and result.finding.kind == "divergence":
-        result.finding = _replayed(runner, result.finding)
     result.seconds = time.perf_counter() - started
     return result
 
@@ -299,34 +362,48 @@ def _round(
     round_seed: int,
     database: ExampleDatabase | None,
     deadline: float | None,
-) -> None:
+    known: set[tuple[str, str, str, str]],
+    progress: Progress | None,
+) -> Found | None:
+    """One Hypothesis run; the finding it shrank, if any."""
     tally = result.tally
     passed: set[str] = set()
     """While shrinking, the examples that passed: Hypothesis tries many batches that differ
     from the failing one in one example only, and the others need not run again."""
+    shrink = {"found_after": 0, "runs": 0}
+    total = len(result.found)
 
     def run(batch: list[Example]) -> None:
         for example in batch:
-            if not result.found_after and (
+            shrinking = shrink["found_after"] > 0
+            STOP.raise_if_requested()  # a stop signal: between two examples
+            if not shrinking and (
                 (wanted is not None and tally.examples >= wanted)
                 or (deadline is not None and time.perf_counter() >= deadline)
             ):
                 return  # enough: let Hypothesis draw the rest of the round without running it
-            key = _key(example) if result.found_after else ""
+            key = _key(example) if shrinking else ""
             if key in passed:
                 continue
             start = time.perf_counter()
             expected = expect(example)
             verdict = judge(runner, expected)
             result.running += time.perf_counter() - start
-            if result.found_after:
-                result.shrink_runs += 1
+            if shrinking:
+                shrink["runs"] += 1
             else:
                 tally.add(expected, verdict)
-            if verdict.finding is not None:
-                if not result.found_after:
-                    result.found_after = tally.examples
-                raise _Found(verdict.finding)
+            finding = verdict.finding
+            if finding is not None and finding.signature() in known:
+                finding = None  # found and kept already (--keep-going)
+            if progress is not None:
+                progress(tally.examples, total + (finding is not None or shrinking), shrinking)
+            if finding is not None:
+                if not shrinking:
+                    shrink["found_after"] = tally.examples
+                if finding.hung:
+                    raise _Hung(finding)
+                raise _Found(finding)
             if key:
                 passed.add(key)
 
@@ -342,15 +419,19 @@ def _round(
         phases=(Phase.reuse, Phase.generate, Phase.shrink),
         suppress_health_check=list(HealthCheck),
     )(hypothesis_seed(round_seed)(given(strategy)(run)))
+    finding: FuzzFinding | None = None
     try:
         test()
-    except _Found as found:
-        result.finding = found.finding
+    except (_Found, _Hung) as found:
+        finding = found.finding
     except Flaky as flaky:
-        result.finding = _flaky(result, flaky)
+        finding = _flaky(flaky)
+    if finding is None:
+        return None
+    return Found(finding, shrink["found_after"], shrink["runs"])
 
 
-def _flaky(result: FuzzResult, error: Flaky) -> FuzzFinding:
+def _flaky(error: Flaky) -> FuzzFinding:
     """Hypothesis saw a failure it could not reproduce: the runtime is not deterministic."""
     found = _found_in(error)
     if found is None:

@@ -52,6 +52,15 @@ class FuzzFinding:
     rule: str = ""
     expected_value: Any = None
     actual_value: Any = None
+    hung: bool = False
+    """The runtime did not answer within the time limit (a fault not worth shrinking: every
+    try would take the whole limit)."""
+
+    def signature(self) -> tuple[str, str, str, str]:
+        """What tells two findings apart for ``--keep-going``: the kind, the rule broken, the
+        part and the observation (its first key)."""
+        observed = (self.field or "").split(".", 1)[0]
+        return self.kind, self.rule, "validation" if self.part == "validation" else "run", observed
 
 
 @dataclass(frozen=True)
@@ -145,6 +154,7 @@ def _finding(expected: Expected, result: PartResult) -> FuzzFinding:
         rule=expected.rule_at(step, observed),
         expected_value=detail.get("expected"),
         actual_value=detail.get("actual"),
+        hung=result.outcome == "timeout",
     )
 
 

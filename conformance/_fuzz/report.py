@@ -24,6 +24,7 @@ from conformance._fuzz.judge import FuzzFinding, case_body
 from conformance._resources import catalog_root
 from conformance._spec_versions import KNOWN, applies, parse_version
 from conformance._statements import builtin
+from conformance._text import terminal
 
 if TYPE_CHECKING:
     from conformance._fuzz.engine import FuzzResult
@@ -215,7 +216,7 @@ def render_finding(finding: FuzzFinding, *, found_after: int, shrink_runs: int) 
         lines.append("  validation:")
         verdict = "valid" if expected.valid else "invalid"
         lines.append(f"    expected ({rfc}, via the reference): the pack is {verdict}")
-        lines.append(f"    got: {finding.message}")
+        lines.append(f"    got: {terminal(finding.message)}")
     else:
         at = finding.step
         if at is None or at == 0 or at > len(expected.steps):
@@ -225,7 +226,7 @@ def render_finding(finding: FuzzFinding, *, found_after: int, shrink_runs: int) 
         lines.append(f"  {label}:")
         want, got = _diff(finding)
         lines.append(f"    expected ({rfc}, via the reference): {want}")
-        lines.append(f"    got: {got}")
+        lines.append(f"    got: {terminal(got)}")
     rule = rule_case(finding.rule)
     lines.append(f"  rule: {rule.id} ({rule.requirement}): {quote(rule)}")
     return "\n".join(lines)

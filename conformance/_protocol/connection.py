@@ -8,23 +8,29 @@ kit learns of the exit now rather than at the request's timeout.
 Three daemon threads per process: one splits stdout into lines (each at most
 :data:`MAX_LINE_BYTES`), one keeps the tail of stderr, one waits for the leader's exit.
 Writing never blocks for longer than the request's time limit, even if the process stops
-reading its stdin. POSIX only (process groups).
+reading its stdin. On Linux the process is also killed when the kit dies, however it dies
+(``PR_SET_PDEATHSIG``). While the kit waits for an answer, a stop signal (see
+:mod:`conformance._stopping`) ends the wait after a short grace. POSIX only (process groups).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
 import os
 import queue
 import select
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO
+
+from conformance._stopping import POLL, STOP
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """The longest line the kit reads, newline included."""
@@ -33,6 +39,38 @@ STDERR_KEPT = 8192
 EXIT_WAIT = 1.0
 """Seconds to wait for a process to exit after its stdin closed, or for a pipe to drain."""
 _EOF = b""
+
+
+def _find_prctl() -> Callable[..., int] | None:
+    """libc's ``prctl`` on Linux (``None`` elsewhere, or when it cannot be found)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+        return prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _find_prctl()
+_PR_SET_PDEATHSIG = 1
+_exit = os._exit  # the real one, whatever a run does to ``os._exit`` later
+
+
+def _dying_with(parent: int) -> Callable[[], None]:
+    """What the adapter process runs between fork and exec: on Linux, ask to be killed when the
+    kit dies (even by SIGKILL, which leaves the kit no time to kill it), so no adapter outlives
+    its kit. The request is tied to the thread that starts the process: the kit starts adapters
+    from the thread that runs the parts, which lives as long as the run."""
+    prctl = _PRCTL
+
+    def die_with_parent() -> None:
+        assert prctl is not None
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the kit died before the request was made
+            _exit(1)
+
+    return die_with_parent
 
 
 class ConnectionFault(Exception):
@@ -100,6 +138,10 @@ class Connection:
             stderr=subprocess.PIPE,
             bufsize=0,
             start_new_session=True,  # the leader of a new process group, whose id is its pid
+            # The function takes no lock and imports nothing (prctl is looked up before the
+            # fork), which is what makes running Python between fork and exec safe in a
+            # process with threads.
+            preexec_fn=_dying_with(os.getpid()) if _PRCTL is not None else None,  # noqa: PLW1509
         )
         stdin, stdout, stderr = self.process.stdin, self.process.stdout, self.process.stderr
         assert stdin is not None
@@ -164,8 +206,10 @@ class Connection:
                 remaining = deadline - time.monotonic()
                 poller = select.poll()
                 poller.register(self._stdin, select.POLLOUT)
-                if remaining <= 0 or not poller.poll(remaining * 1000):
+                if remaining <= 0:
                     raise NotReading from None
+                if not poller.poll(min(remaining, POLL) * 1000):
+                    STOP.raise_if_overdue()
             except (OSError, ValueError):  # a broken pipe: it is gone (or closed by the kit)
                 raise ProcessEnded(self.exit_status()) from None
 
@@ -179,10 +223,15 @@ class Connection:
         """
         if self._eof:
             raise ProcessEnded(self.exit_status())
-        try:
-            line = self._lines.get(timeout=max(deadline - time.monotonic(), 0))
-        except queue.Empty:
-            raise NoAnswer from None
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                line = self._lines.get(timeout=max(min(remaining, POLL), 0))
+                break
+            except queue.Empty:
+                if time.monotonic() >= deadline:
+                    raise NoAnswer from None
+                STOP.raise_if_overdue()  # a stop signal: give up on the answer after a grace
         if line == _EOF:
             self._eof = True
             raise ProcessEnded(self.exit_status())

@@ -10,14 +10,14 @@ and explained for runtime authors in ``docs/protocol.md``.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, NoReturn
+from typing import Any
 
 import jsonschema_rs
 
 from conformance._adapter import Capabilities, PackInput
+from conformance._json_text import JsonTextError, loads
 from conformance._resources import schema_path
 
 PROTOCOL_VERSION = 1
@@ -47,34 +47,28 @@ def encode(message: Mapping[str, Any]) -> bytes:
 def decode(line: bytes) -> dict[str, Any]:
     """Parse one line into a message object.
 
-    ``NaN``, ``Infinity`` and numbers too large for a float (``1e999``) are refused: they are
-    not JSON values, although Python's parser would read them.
+    Read strictly (:func:`conformance._json_text.loads`): ``NaN``, ``Infinity``, numbers too
+    large for a float (``1e999``), integers of more than 100 digits, nesting deeper than 256
+    and lone surrogate escapes (``"\\ud800"``) are refused, although Python's parser would
+    read them.
 
     Raises:
-        ProtocolError: the line is not a JSON object.
+        ProtocolError: the line is not a JSON object the kit reads.
     """
-    try:  # UnicodeDecodeError and JSONDecodeError are ValueErrors, as the refusals below
-        message = _DECODER.decode(line.decode())
-    except ValueError as error:
+    try:
+        text = line.decode()
+    except UnicodeDecodeError as error:
+        raise ProtocolError(f"not JSON: {error}: {excerpt(line)}") from None
+    try:
+        message = loads(text)
+    except JsonTextError as error:
         raise ProtocolError(f"not JSON: {error}: {excerpt(line)}") from None
     if not isinstance(message, dict):
         raise ProtocolError(f"not a JSON object: {excerpt(line)}")
     return message
 
 
-def _not_json(constant: str) -> NoReturn:
-    raise ValueError(f"{constant} is not a JSON value")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text} is too large for a number")
-    return value
-
-
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
 
 
 def excerpt(line: bytes, limit: int = 200) -> str:

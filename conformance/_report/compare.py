@@ -5,11 +5,17 @@ part that passed in OLD and does not in NEW, a check that passed in OLD and does
 a part (of a case, or a whole case) new in NEW that does not pass. A *fix* is the reverse.
 Timings never matter, nor do messages of parts that fail in both. A different spec version or
 catalog is stated first, since cases and levels then differ by design.
+
+A NEW that cannot stand for the runtime fails the comparison on its own, whatever the
+regressions (a crashed run's report has none): an unfinished run, a partial selection, another
+spec version or another catalog than OLD's. Each is allowed on purpose by naming it
+(:data:`ALLOWANCES`, ``ppconf compare --allow``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import html
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from conformance._levels import LevelReport, describe_level
@@ -24,6 +30,7 @@ from conformance._report.groups import (
 )
 from conformance._report.text import wrap
 from conformance._tables import render_table
+from conformance._text import markdown, markdown_code, terminal
 
 
 @dataclass(frozen=True)
@@ -77,10 +84,13 @@ class LevelChange:
 
     @property
     def direction(self) -> str:
-        """``up``, ``down`` or ``""`` (unchanged); a level no longer assessed is down."""
+        """``up``, ``down``, ``newly assessed`` or ``""`` (unchanged); a level no longer
+        assessed is down. An area OLD did not assess has no level to go up from."""
         if not self.changed:
             return ""
-        if self.new is None or (self.old is not None and self.new < self.old):
+        if self.old is None:
+            return "newly assessed"
+        if self.new is None or self.new < self.old:
             return "down"
         return "up"
 
@@ -106,6 +116,8 @@ class Comparison:
         new_cases, removed_cases: case ids in only one of the reports.
         new_parts, removed_parts: parts of cases in both, in only one of the reports.
         levels: every area's level, then the headline, in OLD and NEW.
+        problems: why NEW cannot be judged against OLD (unfinished, partial, another spec
+            version or catalog), each not allowed; any of them fails the comparison.
     """
 
     old: Report
@@ -119,19 +131,32 @@ class Comparison:
     new_parts: tuple[PartChange, ...]
     removed_parts: tuple[PartChange, ...]
     levels: tuple[LevelChange, ...]
+    problems: tuple[str, ...] = ()
 
     @property
     def regressed(self) -> bool:
-        """Whether anything got worse (``ppconf compare`` then exits 1)."""
+        """Whether anything got worse."""
         return bool(self.regressions)
 
+    @property
+    def failed(self) -> bool:
+        """Whether the comparison fails (``ppconf compare`` then exits 1): a regression, or a
+        NEW that cannot be judged."""
+        return bool(self.regressions or self.problems)
 
-def compare(old: Report, new: Report) -> Comparison:
+
+ALLOWANCES = ("unfinished", "partial", "spec-version", "catalog")
+"""What ``--allow`` accepts of NEW on purpose: a run that did not finish, a partial selection,
+another spec version, another catalog than OLD's."""
+
+
+def compare(old: Report, new: Report, allow: Collection[str] = ()) -> Comparison:
     """Compare two reports (see the module docstring).
 
     Arguments:
         old: the baseline.
         new: the run to judge against it.
+        allow: which of :data:`ALLOWANCES` NEW may be without failing the comparison.
     """
     before = {(r.case, r.part): r for r in old.records}
     after = {(r.case, r.part): r for r in new.records}
@@ -181,7 +206,39 @@ def compare(old: Report, new: Report) -> Comparison:
         new_parts=tuple(new_parts),
         removed_parts=removed_parts,
         levels=_level_changes(old.levels(), new.levels()),
+        problems=tuple(_problems(old, new, allow)),
     )
+
+
+def _problems(old: Report, new: Report, allow: Collection[str]) -> list[str]:
+    """Why NEW cannot be judged against OLD, for each reason not allowed."""
+    problems = []
+    expected = len(new.header.parts)
+    if not new.complete and "unfinished" not in allow:
+        problems.append(
+            f"NEW is the report of a run that did not finish ({len(new.records)} of {expected} "
+            "parts, no summary): a crashed, killed or timed-out run proves nothing; run "
+            "again, or pass --allow unfinished"
+        )
+    elif new.complete and new.partial and "partial" not in allow:
+        problems.append(
+            f"NEW is a partial selection ({len(new.records)} of {expected} parts): it certifies "
+            "nothing about the cases it left out; run the whole catalog, or pass --allow partial"
+        )
+    old_version, new_version = old.header.selection.spec_version, new.header.selection.spec_version
+    if old_version != new_version and "spec-version" not in allow:
+        problems.append(
+            f"NEW assessed spec version {new_version}, OLD {old_version}: their cases and levels "
+            "differ by design; compare reports of one spec version, or pass --allow spec-version"
+        )
+    if old.header.catalog_hash != new.header.catalog_hash and "catalog" not in allow:
+        problems.append(
+            f"NEW ran another catalog than OLD ({new.header.catalog_hash}, "
+            f"{new.header.catalog_cases} cases; OLD {old.header.catalog_hash}, "
+            f"{old.header.catalog_cases} cases); rerun OLD with this catalog, or pass "
+            "--allow catalog"
+        )
+    return problems
 
 
 def _notes(old: Report, new: Report) -> list[str]:
@@ -264,7 +321,8 @@ def _members(changes: Sequence[PartChange]) -> tuple[str | None, list[str]]:
     kinds = {c.describe() for c in changes}
     common = kinds.pop() if len(kinds) == 1 else None
     return common, [
-        f"{c.record.case} [{c.record.part}]" + ("" if common else f" ({c.describe()})")
+        f"{c.record.case} [{terminal(c.record.part)}]"
+        + ("" if common else f" ({terminal(c.describe())})")
         for c in changes
     ]
 
@@ -287,6 +345,10 @@ def _runtime(report: Report) -> str:
         f"{name} (adapter {report.header.adapter}), spec version "
         f"{report.header.selection.spec_version}, {sum(counts.values())} cases"
     )
+
+
+# Each view escapes the text of the reports (see conformance._text): the text view here, the
+# Markdown view in _md_* and render_compare_markdown.
 
 
 def _parts(count: int) -> str:
@@ -319,9 +381,12 @@ def _others(comparison: Comparison) -> list[tuple[str, Sequence[PartChange]]]:
 def render_compare_text(comparison: Comparison) -> str:
     """The comparison for a terminal: notes, levels, regressions (grouped by cause), fixes and
     the other changes (by kind), new and removed cases, and a summary line."""
-    lines = [f"OLD: {_runtime(comparison.old)}", f"NEW: {_runtime(comparison.new)}"]
-    lines += [f"note: {note}" for note in comparison.notes]
-    rows = [[c.area, c.describe()] for c in comparison.levels]
+    lines = [
+        f"OLD: {terminal(_runtime(comparison.old))}",
+        f"NEW: {terminal(_runtime(comparison.new))}",
+    ]
+    lines += [f"note: {terminal(note)}" for note in comparison.notes]
+    rows = [[c.area, terminal(c.describe())] for c in comparison.levels]
     lines.append(render_table(["area", "level OLD -> NEW"], rows))
     if comparison.regressions:
         lines.append(f"REGRESSIONS ({_parts(len(comparison.regressions))}):")
@@ -333,7 +398,7 @@ def render_compare_text(comparison: Comparison) -> str:
         if changes_:
             lines.append(f"{title} ({_parts(len(changes_))}):")
             for kind, members in by_kind(changes_).items():
-                lines.append(f"  {kind} ({len(members)}):")
+                lines.append(f"  {terminal(kind)} ({len(members)}):")
                 lines += wrap(_members(members)[1], indent="    ")
     for title, cases in (
         ("new cases", comparison.new_cases),
@@ -343,6 +408,7 @@ def render_compare_text(comparison: Comparison) -> str:
             lines.append(f"{title} ({len(cases)}):")
             lines += wrap(list(cases))
     lines.append(summary_line(comparison))
+    lines += [f"FAILED: {terminal(problem)}" for problem in comparison.problems]
     return "\n".join(lines)
 
 
@@ -352,17 +418,17 @@ def _text_group(group: FailureGroup, changes: Sequence[PartChange]) -> list[str]
         for change in changes:
             record = change.record
             lines.append(
-                f"REGRESSION {record.case} [{record.part}] ({record.area} L{record.level} "
-                f"{record.requirement}): {change.describe()}"
+                f"REGRESSION {record.case} [{terminal(record.part)}] ({record.area} "
+                f"L{record.level} {record.requirement}): {terminal(change.describe())}"
             )
             message = _message(change)
             if message:
-                lines.append(f"  {message}")
+                lines.append(f"  {terminal(message)}")
         return lines
     common, members = _members(changes)
     return [
         f"REGRESSION {len(changes)} parts ({group.area} {group.scope()}), "
-        f"{common or 'now ' + group.tag}: {group.cause}",
+        f"{terminal(common or 'now ' + group.tag)}: {terminal(group.cause)}",
         *wrap(members),
     ]
 
@@ -370,20 +436,24 @@ def _text_group(group: FailureGroup, changes: Sequence[PartChange]) -> list[str]
 # -- Markdown --------------------------------------------------------------------------------
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+_cell = markdown
 
 
 def _md_part(change: PartChange, detail: str = "", *, kind: bool = True) -> str:
     record = change.record
-    text = f"- `{record.case}` [{record.part}] L{record.level} {record.requirement}"
+    text = (
+        f"- {markdown_code(record.case)} [{_cell(record.part)}] L{record.level} "
+        f"{record.requirement}"
+    )
     if kind:
-        text += f": {change.describe()}"
+        text += f": {_cell(change.describe())}"
     return text + (f": {_cell(detail)}" if detail else "")
 
 
 def _details(summary: str, lines: list[str]) -> list[str]:
-    return ["", f"<details><summary>{summary}</summary>", "", *lines, "", "</details>", ""]
+    # The summary line is an HTML block, where Markdown's escapes do not apply: HTML's do.
+    shown = html.escape(terminal(summary), quote=True)
+    return ["", f"<details><summary>{shown}</summary>", "", *lines, "", "</details>", ""]
 
 
 def render_compare_markdown(comparison: Comparison) -> str:
@@ -396,6 +466,7 @@ def render_compare_markdown(comparison: Comparison) -> str:
         f"- **NEW**: {_cell(_runtime(comparison.new))}",
         "",
     ]
+    lines += [f"> **FAILED**: {_cell(problem)}" for problem in comparison.problems]
     lines += [f"> **note**: {_cell(note)}" for note in comparison.notes]
     lines += ["", "| area | OLD | NEW | change |", "|---|---|---|---|"]
     for change in comparison.levels:
@@ -416,7 +487,7 @@ def render_compare_markdown(comparison: Comparison) -> str:
                     continue
                 common, _ = _members(members)
                 lines.append(
-                    f"- **{common or 'now ' + group.tag}**, {len(members)} parts "
+                    f"- **{_cell(common or 'now ' + group.tag)}**, {len(members)} parts "
                     f"({group.scope()}): {_cell(group.cause)}"
                 )
                 lines += _details(
@@ -437,7 +508,7 @@ def render_compare_markdown(comparison: Comparison) -> str:
     ):
         if cases:
             lines += [f"## {title} ({len(cases)})"]
-            lines += _details(f"{len(cases)} cases", [f"- `{case}`" for case in cases])
+            lines += _details(f"{len(cases)} cases", [f"- {markdown_code(case)}" for case in cases])
     kept = [line for i, line in enumerate(lines) if line or (i > 0 and lines[i - 1])]
     return "\n".join(kept).strip("\n") + "\n"
 

@@ -27,6 +27,7 @@ from conformance._levels import BELOW_ZERO, AreaLevel, LevelReport, describe_lev
 from conformance._records import PartRecord, Report
 from conformance._report.groups import area_order, normalise, top_causes
 from conformance._report.text import finding_groups, headline_line
+from conformance._text import CONTROL_BUT_LINES, cut, written_out
 from conformance._verdicts import Judgement, counted, judge_report
 
 BLOCKING_SHOWN = 12
@@ -35,7 +36,6 @@ BLOCKING_SHOWN = 12
 NO_RULE = "no rule"
 """The heading of the failures of cases that cite no rule (listed after the rules)."""
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _WHERE = re.compile(r"^[^\s:]+:\d+: ")  # the ``file:line: `` a failure message starts with
 _REJECTED = re.compile(r"rejected with |expected rejection .*, got ")
 
@@ -94,8 +94,9 @@ def failure_box(report: Report, record: PartRecord) -> list[str]:
 
 
 def escape(text: object) -> str:
-    """``text`` escaped for HTML text and attribute values, control characters written out."""
-    shown = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+    """``text`` escaped for HTML text and attribute values, control characters and lone
+    surrogates written out, cut when long (see :mod:`conformance._text`)."""
+    shown = CONTROL_BUT_LINES.sub(written_out, cut(str(text)))
     return html.escape(shown, quote=True)
 
 

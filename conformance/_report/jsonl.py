@@ -8,17 +8,24 @@ and the reader renders what a truncated file holds. Every line is published as
 
 from __future__ import annotations
 
+import io
 import json
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TextIO
 
 import jsonschema_rs
 
 from conformance._errors import KitError
+from conformance._files import NotAFile, open_regular
+from conformance._json_text import JsonTextError, loads
 from conformance._records import REPORT_FORMAT, PartRecord, Report, RunHeader
+from conformance._report.outputs import STDOUT, open_locked
 from conformance._resources import schema_path
+from conformance._spec_versions import SpecVersionError, check_target
+from conformance._text import kept, without_surrogates
 from conformance._verdicts import judge_report
 
 
@@ -31,14 +38,36 @@ def _line(record: Mapping[str, Any]) -> str:
 
 
 class JsonLinesWriter:
-    """Streams a run to a JSON Lines file, flushed after every record."""
+    """Streams a run to a JSON Lines file, flushed after every record.
 
-    def __init__(self, path: str | Path, header: RunHeader) -> None:
-        self._stream: IO[str] = open(path, "w", encoding="utf-8")  # noqa: SIM115
+    The file is locked while it is written (see :mod:`conformance._report.outputs`): a second
+    writer is refused, never interleaved.
+
+    Arguments:
+        path: the file, or ``-`` for ``stdout``.
+        header: the run header, the first line.
+        stdout: the stream ``-`` means (default ``sys.stdout``).
+
+    Raises:
+        OutputError: the file cannot be written, or another command is writing it.
+    """
+
+    def __init__(
+        self, path: str | Path, header: RunHeader, *, stdout: TextIO | None = None
+    ) -> None:
+        self._owned = str(path) != STDOUT
+        self._stream: IO[str] = (
+            io.TextIOWrapper(open_locked(path, "the json report"), encoding="utf-8")
+            if self._owned
+            else stdout or sys.stdout
+        )
         self._write(header.to_dict())
 
     def _write(self, record: Mapping[str, Any]) -> None:
-        self._stream.write(_line(record))
+        try:
+            self._stream.write(_line(record))
+        except UnicodeEncodeError:  # a lone surrogate the kit did not catch earlier: keep text
+            self._stream.write(_line(without_surrogates(record)))
         self._stream.flush()
 
     def add(self, record: PartRecord) -> None:
@@ -49,7 +78,10 @@ class JsonLinesWriter:
         self._write(summary_record(report))
 
     def close(self) -> None:
-        self._stream.close()
+        if self._owned:
+            self._stream.close()
+        else:
+            self._stream.flush()
 
 
 def summary_record(report: Report) -> dict[str, Any]:
@@ -128,13 +160,64 @@ def check_record(data: Any) -> str | None:
     return None
 
 
+MAX_LINE_BYTES = 32 * 1024 * 1024
+"""The longest line a report may have (a part record holds at most its case's pack, of at most
+10 MB, and strings the kit has cut)."""
+MAX_REPORT_BYTES = 512 * 1024 * 1024
+"""The largest report read (the whole catalog's takes about 1 MB)."""
+
+
+def _open_report(path: str | Path) -> IO[bytes]:
+    """The report file opened for reading, if it is a file (see :mod:`conformance._files`)."""
+    try:
+        return open_regular(path)
+    except NotAFile as error:
+        raise ReportError(
+            f"{path}: cannot read the report: {error}; give the path of a report written by "
+            "`ppconf run --report json`"
+        ) from None
+
+
+def _lines(path: str | Path, stream: IO[bytes]) -> Iterator[tuple[int, str, bool]]:
+    """``(number, text, ends with a newline)`` for each line, each at most
+    :data:`MAX_LINE_BYTES` long and the file at most :data:`MAX_REPORT_BYTES`."""
+    total = 0
+    number = 0
+    while True:
+        raw = stream.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        number += 1
+        total += len(raw)
+        if len(raw) > MAX_LINE_BYTES:
+            raise ReportError(
+                f"{path}:{number}: a line longer than {MAX_LINE_BYTES // (1024 * 1024)} MB; "
+                "a report written by ppconf has none"
+            )
+        if total > MAX_REPORT_BYTES:
+            raise ReportError(
+                f"{path}: larger than {MAX_REPORT_BYTES // (1024 * 1024)} MB; a report written "
+                "by ppconf is far smaller"
+            )
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ReportError(
+                f"{path}:{number}: not UTF-8 text (byte {error.start + 1} of the line); is this "
+                "a report written by `ppconf run --report json`?"
+            ) from None
+        yield number, text, text.endswith("\n")
+
+
 def read_report(path: str | Path) -> Report:
     """Read a JSON Lines report, complete or truncated, checking every line against the schema.
 
     A last line cut off mid-way (the run was killed while writing it) is ignored; anything else
-    malformed is an error: a line that is not JSON or breaks ``schema/report.schema.json``, a
-    file that does not start with a run header, a report format this kit does not read, a
-    part reported twice, a record after the summary.
+    malformed is an error: a file that is not a regular file, a line that is not JSON the kit
+    reads (see :mod:`conformance._json_text`: no lone surrogate, no over-deep nesting, no
+    number of hundreds of digits) or breaks ``schema/report.schema.json``, a file that does not
+    start with a run header, a report format or spec version this kit does not read, a part
+    reported twice, a record after the summary.
 
     Arguments:
         path: the report file.
@@ -142,61 +225,78 @@ def read_report(path: str | Path) -> Report:
     Raises:
         ReportError: the file cannot be read, or is not a ppconf report (file:line, what, how).
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ReportError(f"{path}: cannot read the report: {error}") from None
-    lines = text.splitlines()
     header: RunHeader | None = None
     records: list[PartRecord] = []
     seen: dict[tuple[str, str], int] = {}
     complete = False
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as error:
-            if number == len(lines) and not text.endswith("\n"):
-                break  # the last line was being written when the run died
-            raise ReportError(f"{path}:{number}: not JSON: {error.msg}") from None
-        kind = data.get("type") if isinstance(data, dict) else None
-        if header is None and kind != "run":
-            raise ReportError(
-                f"{path}:{number}: no run header before this line; is this a report written by "
-                "`ppconf run --report json`?"
-            )
-        if kind == "run" and header is None and data.get("format") != REPORT_FORMAT:
-            raise ReportError(
-                f"{path}:{number}: a report in format {data.get('format')!r}; this kit reads "
-                f"{REPORT_FORMAT} (render it with the kit that wrote it, or run again)"
-            )
-        problem = check_record(data)
-        if problem is None and complete:
-            problem = f"a {kind} record after the summary, which ends a report"
-        elif problem is None and kind == "run" and header is not None:
-            problem = "a second run header: one report holds one run"
-        if problem is not None:
-            raise ReportError(f"{path}:{number}: {problem}")
-        try:
-            if kind == "run":
-                header = RunHeader.from_dict(data)
-            elif kind == "part":
-                record = PartRecord.from_dict(data)
-                key = (record.case, record.part)
-                if key in seen:
-                    raise ValueError(
-                        f"a second record of {record.case} [{record.part}] (the first is on "
-                        f"line {seen[key]})"
-                    )
-                seen[key] = number
-                records.append(record)
-            else:
-                complete = True
-        except (KeyError, TypeError, ValueError) as error:
-            raise ReportError(f"{path}:{number}: not a ppconf report record: {error}") from None
+    with _open_report(path) as stream:
+        for number, line, whole in _lines(path, stream):
+            if not line.strip():
+                continue
+            try:
+                data = loads(line)
+            except JsonTextError as error:
+                if not whole:
+                    break  # the last line was being written when the run died
+                raise ReportError(f"{path}:{number}: not JSON the kit reads: {error}") from None
+            kind = data.get("type") if isinstance(data, dict) else None
+            if header is None and kind != "run":
+                raise ReportError(
+                    f"{path}:{number}: no run header before this line; is this a report "
+                    "written by `ppconf run --report json`?"
+                )
+            if kind == "run" and header is None and data.get("format") != REPORT_FORMAT:
+                raise ReportError(
+                    f"{path}:{number}: a report in format {data.get('format')!r:.80}; "
+                    f"this kit reads {REPORT_FORMAT} (render it with the kit that wrote it, or "
+                    "run again)"
+                )
+            problem = check_record(data)
+            if problem is None and complete:
+                problem = f"a {kind} record after the summary, which ends a report"
+            elif problem is None and kind == "run" and header is not None:
+                problem = "a second run header: one report holds one run"
+            elif problem is None and kind == "run":
+                problem = _spec_version_problem(data)
+            if problem is not None:
+                raise ReportError(f"{path}:{number}: {problem}")
+            try:
+                if kind == "run":
+                    header = RunHeader.from_dict(data)
+                elif kind == "part":
+                    record = PartRecord.from_dict(data)
+                    key = (record.case, record.part)
+                    if key in seen:
+                        raise ValueError(
+                            f"a second record of {record.case} [{record.part}] (the first is "
+                            f"on line {seen[key]})"
+                        )
+                    seen[key] = number
+                    records.append(record)
+                else:
+                    complete = True
+            except (KeyError, TypeError, ValueError) as error:
+                raise ReportError(
+                    f"{path}:{number}: not a ppconf report record: {kept(error, 300)}"
+                ) from None
     if header is None:
         raise ReportError(
             f"{path}: no run header; is this a report written by `ppconf run --report json`?"
         )
     return Report(header, tuple(records), complete)
+
+
+def _spec_version_problem(data: Mapping[str, Any]) -> str | None:
+    """What is wrong with a run header's spec versions (None: nothing): each must be one this
+    kit knows, written as it writes them, and the two must agree."""
+    version = data["spec_version"]
+    try:
+        known = check_target(version)
+    except SpecVersionError as error:
+        return f"the run assessed {error}"
+    if known != version:
+        return f"spec version {version!r} is written {known!r} by the kit"
+    chosen = data["selection"]["spec_version"]
+    if chosen != version:
+        return f"the selection's spec version {kept(chosen, 40)!r} is not the run's, {version!r}"
+    return None

@@ -1,7 +1,9 @@
 """The JUnit XML view of a run: one testsuite per area, one testcase per case part.
 
 Each testsuite's properties say the area's level, its top level and why it is at its level
-(``reason``); the testsuites element carries the headline level.
+(``reason``); the testsuites element carries the headline level. Every string from the runtime
+or the report goes through :func:`conformance._text.xml_text`, so the file stays well-formed XML
+whatever a runtime answered (CI tools refuse the whole file otherwise).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from xml.etree import ElementTree
 
 from conformance._levels import describe_level
 from conformance._records import Report
+from conformance._text import xml_text as _x
 
 
 def render_junit(report: Report) -> bytes:
@@ -18,7 +21,7 @@ def render_junit(report: Report) -> bytes:
     root = ElementTree.Element(
         "testsuites",
         name="ppconf",
-        spec_version=report.header.selection.spec_version,
+        spec_version=_x(report.header.selection.spec_version),
         headline_level=describe_level(levels.headline),
     )
     if levels.partial:
@@ -32,7 +35,7 @@ def render_junit(report: Report) -> bytes:
         for key, value in (
             ("level", describe_level(area.level)),
             ("top", str(area.top)),
-            ("reason", area.reason),
+            ("reason", _x(area.reason)),
             ("must", f"{area.must[0]}/{area.must[1]}"),
             ("should", f"{area.should[0]}/{area.should[1]}"),
             ("may", f"{area.may[0]}/{area.may[1]}"),
@@ -45,25 +48,26 @@ def render_junit(report: Report) -> bytes:
         element = ElementTree.SubElement(
             suite,
             "testcase",
-            classname=record.case,
-            name=record.part,
-            file=record.file,
+            classname=_x(record.case),
+            name=_x(record.part),
+            file=_x(record.file),
             time=f"{record.duration:.6f}",
         )
         properties = ElementTree.SubElement(element, "properties")
         for key, value in (("level", str(record.level)), ("requirement", record.requirement)):
             ElementTree.SubElement(properties, "property", name=key, value=value)
+        shown = _x(record.message)
         if record.outcome == "failed":
-            ElementTree.SubElement(element, "failure", message=record.message).text = record.message
+            ElementTree.SubElement(element, "failure", message=shown).text = shown
         elif record.outcome in ("errored", "timeout", "flaky"):
-            message = f"{record.outcome}: {record.message}"
+            message = f"{record.outcome}: {shown}"
             ElementTree.SubElement(element, "error", message=message).text = message
         elif record.outcome == "skipped":
-            ElementTree.SubElement(element, "skipped", message=record.message)
+            ElementTree.SubElement(element, "skipped", message=shown)
         findings = record.findings
         if findings:
             ElementTree.SubElement(element, "system-out").text = "\n".join(
-                f"finding ({c.requirement}) {c.id}: {c.message}" for c in findings
+                f"finding ({c.requirement}) {_x(c.id)}: {_x(c.message)}" for c in findings
             )
     for suite in suites.values():
         cases = suite.findall("testcase")

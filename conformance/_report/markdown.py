@@ -1,4 +1,9 @@
-"""The Markdown view of a run, for a CI step summary: levels, why, failures, findings."""
+"""The Markdown view of a run, for a CI step summary: levels, why, failures, findings.
+
+Every string from the runtime or the report goes through :func:`conformance._text.markdown`
+(or :func:`~conformance._text.markdown_code`): it renders as the text it is, one line, cut when
+long; no heading, tag, image or table cell of its own.
+"""
 
 from __future__ import annotations
 
@@ -13,17 +18,22 @@ from conformance._report.groups import (
     top_causes,
 )
 from conformance._report.text import LEVEL_HEADERS, finding_groups, headline_line, level_rows
+from conformance._text import markdown, markdown_code
 from conformance._verdicts import judge_report
 
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+_cell = markdown
 
 
 def _part(record: PartRecord, detail: str) -> str:
-    return f"- `{record.case}` [{record.part}] L{record.level} {record.requirement}" + (
+    return f"- {_place(record)} L{record.level} {record.requirement}" + (
         f": {_cell(detail)}" if detail else ""
     )
+
+
+def _place(record: PartRecord) -> str:
+    """```case-id` [part]``: a part, its name escaped (the brackets around it make no link:
+    no link definition can follow them)."""
+    return f"{markdown_code(record.case)} [{_cell(record.part)}]"
 
 
 def _where(record: PartRecord) -> str:
@@ -43,7 +53,7 @@ def _group_lines(
         lines = []
         for r in group.records:
             lines.append(
-                f"- `{r.case}` [{r.part}] L{r.level} {r.requirement}, **{r.outcome}**{expected}: "
+                f"- {_place(r)} L{r.level} {r.requirement}, **{r.outcome}**{expected}: "
                 f"{_cell(r.message)}"
             )
             lines += [f"  - why: {_cell(line)}" for line in why_lines(r, limit=1)]
@@ -59,7 +69,7 @@ def _group_lines(
     if why:
         head += f" (why: {_cell(why[0])})"
     if inline:
-        return [head + ": " + ", ".join(f"`{m}`" for m in group.members())]
+        return [head + ": " + ", ".join(markdown_code(m) for m in group.members())]
     cases = len(group.cases)
     return [
         head,
@@ -113,10 +123,10 @@ def render_markdown(report: Report) -> str:
     levels = report.levels()
     judgement = judge_report(report)
     title = f"{capabilities.name} {capabilities.version}".strip()
-    lines = [f"# ppconf: {title}: {judgement.label}", ""]
+    lines = [f"# ppconf: {_cell(title)}: {judgement.label}", ""]
     lines.append(
-        f"Spec version **{levels.spec_version}**, adapter `{header.adapter}`, "
-        f"kit {header.kit_version}, catalog `{header.catalog_hash}`."
+        f"Spec version **{_cell(levels.spec_version)}**, adapter {markdown_code(header.adapter)}, "
+        f"kit {_cell(header.kit_version)}, catalog {markdown_code(header.catalog_hash)}."
     )
     lines.append("")
     if levels.partial:
@@ -127,7 +137,7 @@ def render_markdown(report: Report) -> str:
     if not report.complete:
         lines += ["**The run did not finish; these are the results it has.**", ""]
     lines += [
-        f"**{headline_line(levels)}**",
+        f"**{_cell(headline_line(levels))}**",
         "",
         "| " + " | ".join(LEVEL_HEADERS) + " |",
         "|" + "---|" * len(LEVEL_HEADERS),
@@ -139,19 +149,19 @@ def render_markdown(report: Report) -> str:
         lines.append(f"- **{area.area}** ({describe_level(area.level)}): {_cell(area.reason)}")
         lines += [f"  - top cause: {_cell(cause)}" for cause in causes.get(area.area, ())]
     for note in levels.claim_notes:
-        lines.append(f"- claim: {note}")
+        lines.append(f"- claim: {_cell(note)}")
     counts = report.counts()
     lines += ["", ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n), ""]
     if judgement.incomplete:
         lines += [f"> INCOMPLETE: {judgement.incomplete}", ""]
     if judgement.problems:
-        lines += [f"> {problem}" for problem in judgement.problems] + [""]
+        lines += [f"> {_cell(problem)}" for problem in judgement.problems] + [""]
     lines += render_failure_groups(report)
     groups = finding_groups(report.records)
     if groups:
         lines += ["## Findings (SHOULD and MAY checks that failed in parts that pass)", ""]
         for (requirement, kind), items in groups.items():
-            lines += ["", f"### {requirement} {kind} ({len(items)})", ""]
+            lines += ["", f"### {requirement} {_cell(kind)} ({len(items)})", ""]
             lines += [f"- {_cell(item)}" for item in items]
         lines.append("")
     # Blocks end and start with blank lines; one between two blocks is enough.

@@ -1,4 +1,9 @@
-"""The terminal view of a run: failures, findings, the level table and the verdict."""
+"""The terminal view of a run: failures, findings, the level table and the verdict.
+
+Every string from the runtime or the report goes through :func:`conformance._text.terminal`:
+control characters written out (no escape sequence reaches the terminal, no line of the
+runtime's own), long strings cut.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from conformance._levels import LevelReport, describe_level
 from conformance._records import PartRecord, Report, RunHeader
 from conformance._report.groups import FailureGroup, failure_groups, top_causes
 from conformance._tables import render_table
+from conformance._text import terminal
 from conformance._verdicts import Judgement, judge_report
 
 LEVEL_HEADERS = ["area", "level", "top", "MUST", "SHOULD (advisory)", "MAY", "claimed"]
@@ -43,7 +49,7 @@ def level_rows(levels: LevelReport) -> list[list[str]]:
 
 def scope_line(levels: LevelReport) -> str:
     """What the levels are about: the spec version, and whether they certify anything."""
-    text = f"spec version {levels.spec_version}"
+    text = f"spec version {terminal(levels.spec_version)}"
     if levels.partial:
         text += "; PARTIAL selection: these levels describe only the cases run and certify nothing"
     return text
@@ -64,9 +70,11 @@ def render_levels(levels: LevelReport, causes: Mapping[str, list[str]] | None = 
         headline_line(levels),
     ]
     for area in levels.areas:
-        lines.append(f"{area.area}: {area.reason}")
-        lines.extend(f"  top cause: {cause}" for cause in (causes or {}).get(area.area, ()))
-    lines.extend(f"claim: {note}" for note in levels.claim_notes)
+        lines.append(f"{area.area}: {terminal(area.reason)}")
+        lines.extend(
+            f"  top cause: {terminal(cause)}" for cause in (causes or {}).get(area.area, ())
+        )
+    lines.extend(f"claim: {terminal(note)}" for note in levels.claim_notes)
     return "\n".join(lines)
 
 
@@ -92,24 +100,24 @@ def render_group(group: FailureGroup, header: RunHeader | None = None) -> list[s
     :data:`~conformance._report.groups.GROUP_MIN` parts or more, the cause once, the statement,
     and every part after it."""
     tag = group.tag.upper()
-    expected = [f"  expected: {group.expected}"] if group.expected is not None else []
+    expected = [f"  expected: {terminal(group.expected)}"] if group.expected is not None else []
     if not group.grouped:
         lines = []
         for record in group.records:
             lines.append(
-                f"{tag} {record.case} [{record.part}] "
+                f"{tag} {record.case} [{terminal(record.part)}] "
                 f"({record.area} L{record.level} {record.requirement})"
             )
-            lines.append(f"  {record.message}")
-            lines.extend(f"  why: {line}" for line in why_lines(record, limit=1))
+            lines.append(f"  {terminal(record.message)}")
+            lines.extend(f"  why: {terminal(line)}" for line in why_lines(record, limit=1))
             if header is not None and record.outcome != "skipped":
-                lines.extend(f"  rerun: {line}" for line in rerun_lines(header, record))
+                lines.extend(f"  rerun: {terminal(line)}" for line in rerun_lines(header, record))
             lines.extend(expected)
         return lines
     return [
-        f"{tag} {len(group.records)} parts ({group.area} {group.scope()}): {group.cause}",
-        *(f"  why: {line}" for line in why_lines(group.records[0], limit=1)),
-        *wrap(group.members()),
+        f"{tag} {len(group.records)} parts ({group.area} {group.scope()}): {terminal(group.cause)}",
+        *(f"  why: {terminal(line)}" for line in why_lines(group.records[0], limit=1)),
+        *wrap([terminal(member) for member in group.members()]),
         *expected,
     ]
 
@@ -127,7 +135,7 @@ def render_failures(report: Report) -> list[str]:
     for case_id in sorted(expected):
         parts = [r for r in report.records if r.case == case_id]
         if parts and all(r.passed for r in parts):
-            lines.append(f"XPASS {case_id}: passes but is listed as an expected failure")
+            lines.append(f"XPASS {terminal(case_id)}: passes but is listed as an expected failure")
     return lines
 
 
@@ -160,9 +168,9 @@ def render_findings(report: Report) -> list[str]:
     total = sum(len(items) for items in groups.values())
     lines = [f"findings ({total}): SHOULD and MAY checks that failed in parts that pass"]
     for (requirement, kind), items in groups.items():
-        lines.append(f"  {requirement} {kind}: {len(items)}")
+        lines.append(f"  {requirement} {terminal(kind)}: {len(items)}")
         for item in items[:FINDINGS_SHOWN]:
-            lines.append(f"    {item}")
+            lines.append(f"    {terminal(item)}")
         if len(items) > FINDINGS_SHOWN:
             lines.append(f"    ... {len(items) - FINDINGS_SHOWN} more (all in --report md/json)")
     return lines
@@ -171,7 +179,7 @@ def render_findings(report: Report) -> list[str]:
 def counts_line(report: Report) -> str:
     counts = report.counts()
     shown = ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n)
-    name = report.header.capabilities.name
+    name = terminal(report.header.capabilities.name)
     return f"{sum(counts.values())} cases ({shown or 'none run'}) against {name}"
 
 
@@ -183,7 +191,7 @@ def render_text(report: Report, judgement: Judgement | None = None) -> str:
     lines.append(counts_line(report))
     if not report.complete:
         lines.append("the run did not finish: these are the results it has")
-    lines.extend(judgement.problems)
+    lines.extend(terminal(problem) for problem in judgement.problems)
     if judgement.incomplete:
         lines.append(f"{judgement.label}: {judgement.incomplete}")
     elif judgement.passed:

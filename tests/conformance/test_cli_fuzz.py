@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
@@ -119,3 +120,68 @@ def test_bad_numbers_exit_2(capsys: pytest.CaptureFixture[str], arg: str) -> Non
     with pytest.raises(SystemExit) as exited:
         main(["fuzz", "--adapter=reference", arg])
     assert exited.value.code == 2
+
+
+@pytest.mark.usefixtures("fakes_importable")
+def test_the_timeout_holds_for_an_in_process_runtime(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--timeout` was ignored in process: a hung runtime hung `ppconf fuzz` for ever. The
+    hang is a fault, found once and not shrunk (each try would take the whole limit)."""
+    monkeypatch.setenv("PPCONF_TEST_MARK", str(tmp_path / "hung"))
+    status, out, err = fuzz(
+        capsys, "--adapter=hostile:HangsOnStart", "--timeout=0.5", "--examples=20", "--no-database"
+    )
+    assert status == 1
+    assert "Traceback" not in err
+    assert out.startswith("ADAPTER FAULT in a ")
+    assert "got: no answer within 0.5 s" in out
+    assert "(after 1 example; shrunk to " in out
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.usefixtures("fakes_importable")
+def test_progress_shows_on_a_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`fuzz` printed nothing while it ran."""
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    monkeypatch.setattr("conformance._cli.fuzz._Progress.EVERY", 0.0)
+    assert main(["fuzz", "--adapter=reference", "--examples=30", "--no-database"]) == 0
+    shown = terminal.getvalue()
+    assert "\rfuzz: 1 examples, 0 divergence(s)" in shown
+    assert "\rfuzz: 30 examples, 0 divergence(s)" in shown
+    assert shown.endswith("\r" + " " * 70 + "\r")  # cleared before the summary
+    capsys.readouterr()
+
+
+@pytest.mark.usefixtures("fakes_importable")
+def test_keep_going_collects_several_minimal_divergences(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    exported = tmp_path / "found"
+    status, out, _ = fuzz(
+        capsys,
+        "--adapter=fakes:AlwaysWrong",
+        "--keep-going",
+        "--examples=60",
+        "--area=workflow",
+        "--no-database",
+        f"--export={exported}",
+    )
+    assert status == 1
+    cases = sorted(exported.glob("workflow/*.yaml"))
+    assert len(cases) >= 2
+    rules = re.findall(r"^  rule: (\S+) ", out, re.MULTILINE)
+    assert len(rules) == len(cases)
+    assert len(set(rules)) == len(rules)  # each fails another way
+    assert out.splitlines()[-1] == (
+        f"{len(cases)} finding(s) that fail in different ways, in 60 examples (seed 0)"
+    )
+    assert main(["run", "--catalog", str(exported), "--adapter", "fakes:AlwaysWrong"]) == 1
+    assert main(["run", "--catalog", str(exported)]) == 0  # each passes on the reference

@@ -350,7 +350,9 @@ def test_an_interrupted_run_keeps_what_it_finished(
     assert len(list(root.iter("testcase"))) == 2
     assert "**The run did not finish; these are the results it has.**" in md.read_text("utf-8")
     captured = capsys.readouterr()
-    assert captured.err == "ppconf: stopped: interrupted, after 2 part(s)\n"
+    assert captured.err == (
+        "ppconf: stopped by SIGINT after 2 part(s); the report is unfinished (no summary)\n"
+    )
     out = captured.out.splitlines()
     assert counts_line(out) == "2 cases (2 passed) against interrupted"
     assert "the run did not finish: these are the results it has" in out
@@ -407,8 +409,14 @@ def test_an_unknown_report_format(
 def test_an_unwritable_report(
     small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run("--catalog", small, "--report", "json", tmp_path / "missing" / "x.jsonl") == 2
-    assert capsys.readouterr().err.startswith("ppconf: error: cannot write the report: ")
+    """Refused before the run starts: nothing is lost at the end of a long run."""
+    path = tmp_path / "missing" / "x.jsonl"
+    assert run("--catalog", small, "--report", "json", path) == 2
+    shown = capsys.readouterr()
+    assert shown.out == ""
+    assert shown.err == (
+        f"ppconf: error: --report json {path}: the folder {path.parent} does not exist\n"
+    )
 
 
 # -- --timeout ----------------------------------------------------------------------------------

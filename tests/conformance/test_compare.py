@@ -13,8 +13,8 @@ import pytest
 from report_files import ReportFiles
 
 from conformance._cli import main
-from conformance._levels import describe_level
-from conformance._report.compare import compare
+from conformance._levels import BELOW_ZERO, describe_level
+from conformance._report.compare import LevelChange, compare
 from conformance._report.jsonl import read_report
 
 pytestmark = pytest.mark.usefixtures("cached_catalog", "fakes_importable")
@@ -201,7 +201,8 @@ def test_new_and_removed_cases(
     assert len(comparison.new_cases) == 2
     assert len(comparison.removed_cases) == 2
     assert {c.record.case.split(".", 1)[1] for c in comparison.regressions} == {"renamed.failing"}
-    status, out = run_compare(source, new, capsys)
+    # Renamed in its part records only, NEW leaves out two cases its header lists: partial.
+    status, out = run_compare(source, new, capsys, "--allow", "partial")
     assert status == 1
     assert "new, failed" in out
     assert out.splitlines()[-1].endswith(", 2 new cases, 2 removed cases")
@@ -214,13 +215,26 @@ def test_a_different_catalog_or_spec_version_is_said_first(
 
     def other(lines: Lines) -> None:
         lines[0]["catalog"]["hash"] = "sha256:" + "0" * 32
-        lines[0]["spec_version"] = "1.8"
+        lines[0]["spec_version"] = lines[0]["selection"]["spec_version"] = "1.8"
 
-    status, out = run_compare(source, edited(source, tmp_path, "other.jsonl", other), capsys)
+    other = edited(source, tmp_path, "other.jsonl", other)
+    allowed = ("--allow", "spec-version", "--allow", "catalog")
+    status, out = run_compare(source, other, capsys, *allowed)
     assert status == 0
     lines = out.splitlines()
     assert lines[2].startswith("note: different spec versions: OLD assessed 1.9, NEW 1.8")
     assert lines[3].startswith("note: different catalogs: OLD ran sha256:")
+    # Not allowed, each fails the comparison, saying why and how to allow it.
+    status, out = run_compare(source, other, capsys)
+    assert status == 1
+    failed = [line for line in out.splitlines() if line.startswith("FAILED: ")]
+    assert failed == [
+        "FAILED: NEW assessed spec version 1.8, OLD 1.9: their cases and levels differ by "
+        "design; compare reports of one spec version, or pass --allow spec-version",
+        f"FAILED: NEW ran another catalog than OLD (sha256:{'0' * 32}, 593 cases; OLD "
+        f"{read_report(source).header.catalog_hash}, 593 cases); rerun OLD with this catalog, "
+        "or pass --allow catalog",
+    ]
 
 
 def test_a_truncated_new_report_is_said_first(
@@ -229,13 +243,46 @@ def test_a_truncated_new_report_is_said_first(
     source = report_file("reference")
     cut = tmp_path / "cut.jsonl"
     cut.write_text("".join(source.read_text("utf-8").splitlines(keepends=True)[:30]), "utf-8")
-    status, out = run_compare(source, cut, capsys)
-    assert status == 0  # nothing that ran got worse
+    status, out = run_compare(source, cut, capsys, "--allow", "unfinished")
+    assert status == 0  # nothing that ran got worse, and the cut is allowed
     assert out.splitlines()[2] == (
         "note: NEW is the report of a run that did not finish: its missing cases show as "
         "removed or new"
     )
     assert "removed cases (" in out
+
+
+@pytest.mark.parametrize("kept", [1, 30])
+def test_an_unfinished_new_report_fails_the_comparison(
+    report_file: ReportFiles, tmp_path: Path, capsys: pytest.CaptureFixture[str], kept: int
+) -> None:
+    """The README's CI recipe must not pass after a crashed run: no regression is in a report
+    that stopped early (or holds its header alone)."""
+    source = report_file("reference")
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(source.read_text("utf-8").splitlines(keepends=True)[:kept]), "utf-8")
+    status, out = run_compare(source, cut, capsys)
+    assert status == 1
+    assert out.splitlines()[-1] == (
+        f"FAILED: NEW is the report of a run that did not finish ({kept - 1} of 679 parts, no "
+        "summary): a crashed, killed or timed-out run proves nothing; run again, or pass "
+        "--allow unfinished"
+    )
+    status, out = run_compare(source, cut, capsys, "--format", "md")
+    assert status == 1
+    assert "> **FAILED**: NEW is the report of a run that did not finish" in out
+
+
+def test_a_partial_new_report_fails_the_comparison(
+    report_file: ReportFiles, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = report_file("reference"), report_file("reference", "--area", "loops")
+    status, out = run_compare(old, new, capsys)
+    assert status == 1
+    assert out.splitlines()[-1].startswith("FAILED: NEW is a partial selection (")
+    assert out.splitlines()[-1].endswith("or pass --allow partial")
+    status, out = run_compare(old, new, capsys, "--allow", "partial")
+    assert status == 0
 
 
 def test_markdown_for_a_ci_summary(
@@ -259,3 +306,27 @@ def test_an_unreadable_report_exits_2(
     bad.write_text("nonsense\n", "utf-8")
     assert main(["compare", str(report_file("reference")), str(bad)]) == 2
     assert capsys.readouterr().err.startswith(f"ppconf: error: {bad}:1: not JSON")
+
+
+def test_an_area_old_did_not_assess_is_newly_assessed_not_up() -> None:
+    """`compare` showed "not assessed -> below 0 (up)"."""
+    change = LevelChange("control", None, BELOW_ZERO)
+    assert change.describe() == "not assessed -> below 0 (newly assessed)"
+    assert LevelChange("control", None, 2).direction == "newly assessed"
+    assert LevelChange("control", 2, None).direction == "down"
+    assert LevelChange("control", BELOW_ZERO, 0).direction == "up"
+
+
+def test_an_area_new_in_new_reads_newly_assessed_in_both_views(
+    report_file: ReportFiles, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = report_file("reference", "--spec-version", "1.5")  # no control area in 1.5
+    new = report_file("fakes:ValidatesOnly")  # control below 0
+    status, out = run_compare(old, new, capsys, "--allow", "spec-version", "--allow", "catalog")
+    assert status == 1
+    assert "(up)" not in out.split("REGRESSIONS")[0]
+    assert "control      | not assessed -> below 0 (newly assessed)" in out
+    status, out = run_compare(
+        old, new, capsys, "--allow", "spec-version", "--allow", "catalog", "--format", "md"
+    )
+    assert "| control | not assessed | below 0 | newly assessed |" in out

@@ -51,4 +51,7 @@ def test_the_option_needs_an_adapter_and_a_count(run_pytest: RunPytest) -> None:
     assert "--ppconf-fuzz needs --ppconf-adapter" in alone.stderr.str()
     zero = run_pytest("--ppconf-adapter=reference", "--ppconf-fuzz=0")
     assert zero.ret == pytest.ExitCode.USAGE_ERROR
-    assert "--ppconf-fuzz is a number of examples >= 1" in zero.stderr.str()
+    assert "--ppconf-fuzz is a number of examples from 1 to 10,000,000" in zero.stderr.str()
+    huge = run_pytest("--ppconf-adapter=reference", f"--ppconf-fuzz={10**12}")
+    assert huge.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--ppconf-fuzz is a number of examples from 1 to 10,000,000" in huge.stderr.str()

@@ -130,12 +130,13 @@ def test_an_unusable_time_limit_is_refused_when_set_later() -> None:
     assert adapter.client.timeout == 10
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "1e10", "86401"])
 def test_the_cli_refuses_an_unusable_timeout_for_a_command(
     capsys: pytest.CaptureFixture[str], value: str
 ) -> None:
-    """``--timeout inf`` once crashed inside the kit, blamed on the adapter (OverflowError):
-    now the option itself is refused, a usage error, before any adapter starts."""
+    """``--timeout inf`` once crashed inside the kit, blamed on the adapter (OverflowError),
+    and ``--timeout 1e10`` made every in-process part a kit error: now the option itself is
+    refused, a usage error, before any adapter starts."""
     adapter = "cmd:" + shlex.join(command("fake_protocol_server"))
     with pytest.raises(SystemExit) as exited:
         main(["smoke", "--adapter", adapter, "--timeout", value])
@@ -143,7 +144,8 @@ def test_the_cli_refuses_an_unusable_timeout_for_a_command(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert (
-        f"argument --timeout: {value} is not a positive, finite number of seconds" in captured.err
+        f"argument --timeout: {value} is not a number of seconds above 0 and at most 86,400"
+        in captured.err
     )
     assert "Traceback" not in captured.err
 

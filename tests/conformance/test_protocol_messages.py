@@ -84,12 +84,34 @@ def test_encode_writes_one_compact_line() -> None:
         (b'{"id": 1, "ok": tru}\n', "not JSON: Expecting value"),
         (b"\xff\n", "not JSON: 'utf-8' codec can't decode"),
         (b"[1, 2]\n", "not a JSON object: '[1, 2]'"),
+        # Legal JSON text, but no character: it could never be written to a report.
+        (
+            b'{"id": 1, "ok": true, "x": "a\\ud800"}\n',
+            "not JSON: a string holds a lone surrogate escape",
+        ),
+        (b'{"id": 1, "ok": false, "error": {"code": "\\udfff"}}\n', "not JSON: a string holds"),
+        (
+            b'{"id": 1, "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
+            "not JSON: arrays and objects nested deeper than 256",
+        ),
+        (
+            b'{"id": 1, "x": ' + b"[" * 300 + b"]" * 300 + b"}\n",
+            "not JSON: arrays and objects nested deeper than 256",
+        ),
+        (b'{"id": 1, "x": ' + b"9" * 5000 + b"}\n", "not JSON: an integer of 5,000 digits"),
     ],
 )
 def test_decode_refuses_what_is_not_a_json_object(line: bytes, reason: str) -> None:
     with pytest.raises(ProtocolError) as error:
         decode(line)
     assert str(error.value).startswith(reason)
+
+
+def test_decode_reads_surrogate_pairs_and_deep_enough_nesting() -> None:
+    """Only a lone surrogate is refused; a pair is a character beyond U+FFFF."""
+    assert decode(b'{"id": 1, "x": "\\ud83d\\ude00"}\n')["x"] == "\U0001f600"
+    deep = decode(b'{"id": 1, "x": ' + b"[" * 255 + b"]" * 255 + b"}\n")
+    assert deep["id"] == 1
 
 
 def test_decode_reads_large_finite_numbers() -> None:

@@ -1,0 +1,175 @@
+"""Text from outside the kit, made safe to keep and to show.
+
+Every string a runtime sends is hostile, and so is every string of a report file: it may hold
+control characters (a terminal's clear-screen, a NUL that makes XML ill-formed), Markdown or
+HTML (a heading that fakes a verdict, a remote image), a lone surrogate escape (no character at
+all: it cannot be written as UTF-8), or a megabyte. Such a string stays text everywhere:
+
+- :func:`kept` for what the kit records (the JSON report): lone surrogates written out as
+  ``\\ud800``, and a long string cut, its head and tail kept around a note of the size cut;
+- one helper per view family, each doing the same and escaping what its format gives meaning
+  to: :func:`terminal` (every control character written out), :func:`markdown` and
+  :func:`markdown_code` (Markdown syntax and HTML escaped), :func:`xml_text` (what XML 1.0
+  cannot hold written out). The HTML view has its own (``_report/html.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+TEXT_LIMIT = 4000
+"""Characters of one string kept in a record or shown in a view; the rest is cut."""
+HEAD = 2 / 3
+"""The share of :data:`TEXT_LIMIT` kept from the head of a cut string (the tail gets the rest)."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""Control characters (C0, DEL, C1), line and paragraph separators, the bidirectional
+overrides and isolates (which reorder what a reader sees), and lone surrogates."""
+CONTROL_BUT_LINES = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+"""What :data:`_CONTROL` matches but tab and newline: for views where lines are text (HTML)."""
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+"""What XML 1.0 cannot hold (or discourages: DEL and C1), tab and newlines aside."""
+
+
+def written_out(match: re.Match[str]) -> str:
+    """A character as the escape that names it: ``\\x1b``, ``\\u202e``, ``\\ud800``."""
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+NOTE_ROOM = 64
+"""Characters a cut's note takes at most (``[... N of M characters cut ...]``)."""
+
+
+def cut(text: str, limit: int = TEXT_LIMIT) -> str:
+    """``text``, or for a longer one its head and tail around ``[... N characters cut ...]``,
+    at most ``limit`` characters in all (so that cutting again changes nothing)."""
+    if len(text) <= limit:
+        return text
+    keep = max(limit - NOTE_ROOM, 2)
+    head = int(keep * HEAD)
+    tail = keep - head
+    removed = len(text) - head - tail
+    return f"{text[:head]} [... {removed:,} of {len(text):,} characters cut ...] {text[-tail:]}"
+
+
+def kept(text: object, limit: int | None = TEXT_LIMIT) -> str:
+    """A string as the kit records it: lone surrogates written out, cut to ``limit`` (``None``:
+    not cut)."""
+    shown = text if isinstance(text, str) else str(text)
+    if _SURROGATE.search(shown):
+        shown = _SURROGATE.sub(written_out, shown)
+    return shown if limit is None else cut(shown, limit)
+
+
+def kept_data(value: Any, limit: int = TEXT_LIMIT) -> Any:
+    """JSON-shaped data with every string (keys too) :func:`kept`, and a value whose JSON is
+    longer than ``limit`` replaced by that JSON, cut: a record never carries a megabyte."""
+    if isinstance(value, str):
+        return kept(value, limit)
+    if isinstance(value, dict | list):
+        cleaned = _clean(value, limit)
+        text = _json(cleaned)
+        return cleaned if len(text) <= limit else cut(text, limit)
+    return value
+
+
+def without_surrogates(value: Any) -> Any:
+    """JSON-shaped data with lone surrogates written out in every string (keys too)."""
+    return _clean(value, None)
+
+
+DEPTH_KEPT = 64
+"""Nesting kept in a record's data; what is deeper is replaced by a note."""
+
+
+def _clean(value: Any, limit: int | None, depth: int = 0) -> Any:
+    if isinstance(value, str):
+        return kept(value, limit)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, dict | list | tuple) and depth >= DEPTH_KEPT:
+        return f"[nested deeper than {DEPTH_KEPT}: not kept]"
+    if isinstance(value, dict):
+        return {kept(str(k), limit): _clean(v, limit, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v, limit, depth + 1) for v in value]
+    return kept(_repr(value), limit)
+
+
+def _repr(value: Any) -> str:
+    try:
+        return repr(value)
+    except Exception as error:  # a runtime's object whose __repr__ fails: say so
+        return f"<a {type(value).__name__} whose repr() raised {type(error).__name__}>"
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=_repr)
+    except (TypeError, ValueError, RecursionError):
+        return _repr(value)
+
+
+def terminal(text: object, limit: int = TEXT_LIMIT) -> str:
+    """Text for a terminal: every control character written out (a runtime cannot clear the
+    screen, retitle the window or start a line of its own), cut to ``limit``."""
+    return _CONTROL.sub(written_out, cut(str(text), limit))
+
+
+_MD_ANYWHERE = re.compile(r"([\\`*_\[\]<>&|~$#])")
+"""Markdown's inline syntax and HTML's: emphasis, code, links and images, tags and entities,
+table cells, strikethrough, math, headings."""
+_MD_LINE_START = re.compile(r"^(?:([-+=])|(\d+)([.)]))")
+"""What starts a block when it begins a line: a list item, a setext underline, a numbered item
+(``>`` and ``#`` are escaped wherever they are)."""
+
+
+def markdown(text: object, limit: int = TEXT_LIMIT) -> str:
+    """Text for Markdown (a CI step summary): one line, every character that Markdown or HTML
+    gives a meaning to backslash-escaped, control characters and newlines written out, cut to
+    ``limit``. It renders as the text it is, wherever it is put in a line."""
+    shown = _CONTROL.sub(written_out, cut(str(text), limit))
+    shown = _MD_ANYWHERE.sub(r"\\\1", shown)
+    return _MD_LINE_START.sub(_line_start, shown)
+
+
+def _line_start(match: re.Match[str]) -> str:
+    sign, number, after = match.groups()
+    return "\\" + sign if sign else f"{number}\\{after}"
+
+
+def markdown_code(text: object, limit: int = TEXT_LIMIT) -> str:
+    """Text as a Markdown code span: one line, control characters written out, fenced with more
+    backticks than it holds in a row."""
+    shown = _CONTROL.sub(written_out, cut(str(text), limit))
+    longest = max((len(run) for run in re.findall("`+", shown)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if shown.startswith("`") or shown.endswith("`") or not shown.strip() else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"
+
+
+def xml_text(text: object, limit: int = TEXT_LIMIT) -> str:
+    """Text for an XML document: what XML 1.0 cannot hold written out (so the file stays
+    well-formed), cut to ``limit``; the XML writer escapes ``<``, ``&`` and quotes."""
+    return _XML_ILLEGAL.sub(written_out, cut(str(text), limit))
+
+
+__all__ = [
+    "CONTROL_BUT_LINES",
+    "TEXT_LIMIT",
+    "cut",
+    "kept",
+    "kept_data",
+    "markdown",
+    "markdown_code",
+    "terminal",
+    "without_surrogates",
+    "written_out",
+    "xml_text",
+]

@@ -1,0 +1,113 @@
+"""Hostile runtimes: the reference, with one attack each, for the tests of a hostile world.
+
+Each class is an adapter (``hostile:Name`` with this folder on ``sys.path``). The strings some
+of them answer with are what a runtime may send to poison the views of its own results:
+
+=====================  ======================================================================
+``Slow``               the reference, each session start taking :data:`SLOW` seconds (so that
+                       a signal can arrive half way through a run)
+``HangsOnStart``       writes the file named by ``PPCONF_TEST_MARK``, then never returns from
+                       its first ``start``
+``MarkdownName``       named with Markdown and HTML that fake a verdict; every event refused
+                       with that text as the rejection code
+``ControlName``        the same with terminal escape sequences and C0 control characters
+``LongName``           the same with a string of a million characters
+``SurrogateName``      the same with a lone surrogate (``"\\ud800"``)
+``ExitsZero``          calls ``os._exit(0)`` in ``start``
+``RejectsWithoutCode`` raises ``Rejected(None)`` for every event
+=====================  ======================================================================
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Any
+
+from fakes import Delegating
+
+from conformance import Capabilities, PackInput, Rejected
+
+SLOW = 0.02
+MARKDOWN = (
+    "x\n# PASSED: level 3\n</details><h1>PASSED</h1>![pixel](https://evil.example/p.png)"
+    "<img src=https://evil.example/q.png> | cell | $x$ [link](https://evil.example)"
+)
+CONTROL = "\x1b[2J\x1b]0;retitled\x07\x00\x01\x0b\x7f\x9b\u202eevil\r\nFAKE LINE"
+LONG = "A" * 1_000_000
+SURROGATE = "bad \ud800 text"
+
+
+class Slow(Delegating):
+    NAME = "slow"
+
+    def start(self, pack: PackInput) -> Any:
+        time.sleep(SLOW)
+        return super().start(pack)
+
+
+class HangsOnStart(Delegating):
+    NAME = "hangs-on-start"
+
+    def start(self, pack: PackInput) -> Any:
+        with open(os.environ["PPCONF_TEST_MARK"], "w", encoding="utf-8") as mark:
+            mark.write("hung")
+        threading.Event().wait()  # for ever: only a stop abandons it
+
+
+class _Refusing:
+    """A session that refuses every event with ``code`` as the rejection code."""
+
+    def __init__(self, inner: Any, code: Any) -> None:
+        self.inner = inner
+        self.code = code
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def send(self, event: str, source: str = "host") -> Any:
+        raise Rejected(self.code, message=str(self.code))
+
+
+class _Says(Delegating):
+    """Named ``PAYLOAD``; refuses every event with ``PAYLOAD`` as the code."""
+
+    PAYLOAD = ""
+
+    def capabilities(self) -> Capabilities:
+        base = super().capabilities()
+        return Capabilities(name=self.PAYLOAD, version="1", language="python", claims=base.claims)
+
+    def start(self, pack: PackInput) -> Any:
+        return _Refusing(super().start(pack), self.PAYLOAD)
+
+
+class MarkdownName(_Says):
+    PAYLOAD = MARKDOWN
+
+
+class ControlName(_Says):
+    PAYLOAD = CONTROL
+
+
+class LongName(_Says):
+    PAYLOAD = LONG
+
+
+class SurrogateName(_Says):
+    PAYLOAD = SURROGATE
+
+
+class ExitsZero(Delegating):
+    NAME = "exits-zero"
+
+    def start(self, pack: PackInput) -> Any:
+        os._exit(0)
+
+
+class RejectsWithoutCode(Delegating):
+    NAME = "rejects-without-code"
+
+    def start(self, pack: PackInput) -> Any:
+        return _Refusing(super().start(pack), None)
