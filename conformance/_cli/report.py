@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
@@ -100,9 +101,22 @@ def _files_and_out(args: argparse.Namespace) -> tuple[list[str], str | None]:
     report (``ppconf report FILE OUT``, as before several reports could be given)."""
     files = list(args.files)
     out = args.output
-    if out is None and len(files) >= 2 and not _is_report(files[-1]):
+    if (
+        out is None
+        and len(files) >= 2
+        and (not _is_report(files[-1]) or _same_file(files[-1], files[:-1]))
+    ):
+        # Not a report, or one already given: where the view goes (the outputs check then
+        # refuses a view written over its own report).
         out = files.pop()
     return files, out
+
+
+def _same_file(path: str, others: Sequence[str]) -> bool:
+    try:
+        return any(os.path.samefile(path, other) for other in others)
+    except OSError:
+        return False
 
 
 def report_command(args: argparse.Namespace, out: TextIO) -> int:
@@ -111,7 +125,7 @@ def report_command(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_UNUSABLE
     files, args.out = _files_and_out(args)
     outputs = [(f"the {args.format} view", args.out)] if args.out is not None else []
-    check_outputs(outputs, [(f"the report {path}", path) for path in files])
+    check_outputs(outputs, [("the report", path) for path in files])
     if len(files) > 1:
         return _matrix_command(args, files, out)
     args.file = files[0]

@@ -264,7 +264,19 @@ def top_causes(report: Report, shown: int = 3) -> dict[str, list[str]]:
                 by_cause.setdefault(normalise(record), set()).add(record.case)
         ranked = sorted(by_cause.items(), key=lambda item: -len(item[1]))
         out[area.area] = [
-            f"{len(cases)} case{'s' if len(cases) != 1 else ''}: {cause or '(no message)'}"
+            f"{len(cases)} case{'s' if len(cases) != 1 else ''}: {gist(cause, 200)}"
             for cause, cases in ranked[:shown]
         ]
     return out
+
+
+GIST = 600
+"""Characters of a message a summary line shows (the failure, or the JSON report, has it all)."""
+
+
+def gist(message: str, limit: int = GIST) -> str:
+    """A message in a summary line: its start, the rest left to where it is shown in full (a
+    cut here would hide the size of the text the record already cut)."""
+    if not message:
+        return "(no message)"
+    return message if len(message) <= limit else message[: limit - 3].rstrip() + "..."

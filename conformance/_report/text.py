@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from conformance._explain import rerun_lines, why_lines
 from conformance._levels import LevelReport, describe_level
 from conformance._records import PartRecord, Report, RunHeader
-from conformance._report.groups import FailureGroup, failure_groups, top_causes
+from conformance._report.groups import FailureGroup, failure_groups, gist, top_causes
 from conformance._tables import render_table
 from conformance._text import terminal
 from conformance._verdicts import Judgement, judge_report
@@ -146,7 +146,7 @@ def finding_groups(records: Iterable[PartRecord]) -> dict[tuple[str, str], list[
         for check in record.findings:
             kind = _kind(check.id)
             groups.setdefault((check.requirement, kind), []).append(
-                f"{record.case} [{record.part}] {check.id}: {check.message}"
+                f"{record.case} [{record.part}] {check.id}: {gist(check.message)}"
             )
     return dict(sorted(groups.items(), key=lambda item: (item[0][0] != "SHOULD", item[0][1])))
 

@@ -179,8 +179,7 @@ description: a case whose pack file is hostile
 area: workflow
 level: 0
 requirement: MUST
-spec:
-  - {source: SEMANTICS, section: "kit tests"}
+statements: [RFC0005.def.WorkflowState.on_event.2]
 spec_versions: [">=1.5"]
 rules: [X4]
 pack_file: packs/p.yaml

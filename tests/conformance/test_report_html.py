@@ -368,21 +368,32 @@ def test_the_level_table_says_why_and_links_the_blocking_cases(every_kind: Repor
     assert {href[1:] for href in page.links} <= set(page.ids)
 
 
-def test_failures_are_grouped_by_area_then_rule(every_kind: Report) -> None:
+def test_failures_are_ordered_by_what_blocks_the_claimed_levels(every_kind: Report) -> None:
     text = render_html(every_kind)
     failures = text[text.index('<section id="failures">') : text.index('<section id="findings">')]
-    areas = re.findall(r'<section class="area" id="failures-([\w-]+)">', failures)
-    # Claimed areas first (the runtime claims workflow), then the rest in the kit's order.
-    assert areas == ["workflow", "loops", "compositions"]
-    workflow = failures[: failures.index('id="failures-loops"')]
-    assert re.findall(r"<h4>rule ([^<]+) <small>", workflow) == ["X2", "X4", "no rule"]
+    tiers = re.findall(r'<section class="tier (\w+)" id="failures-\w+">', failures)
+    # The runtime claims workflow: its MUST failures block its claimed level and come first;
+    # other MUST failures next; SHOULD and MAY cases last.
+    assert tiers[0] == "blocking"
+    assert tiers == sorted(tiers, key=["blocking", "must", "weaker"].index)
+    blocking = failures[
+        : failures.index('<section class="tier', failures.index("tier blocking") + 1)
+    ]
+    assert "workflow.t.accepted" in blocking
+    assert "loops." not in blocking
+    # A cause names the rules it touches, each with what it says.
+    assert "<code>X2</code> terminal states: terminal: true or no on_event" in failures
 
 
 def test_failures_that_share_one_cause_are_shown_once(every_kind: Report) -> None:
     text = render_html(every_kind)
     # The shared cause is shown once, without the scenario and step each part has its own of.
     cause = SHARED.split(": ", 1)[1]
-    assert text.count(html.escape(cause)) == 1
+    failures = text[text.index('<section id="failures">') :]
+    assert failures.count(html.escape(cause)) == 1
+    # The level table names it as its area's top cause, beside the cases it blocks.
+    levels = text[: text.index('<section id="failures">')]
+    assert f"2 cases: {html.escape(cause)}" in levels
     shared = articles(text)["workflow.t.shared-1"]
     assert shared == articles(text)["workflow.t.shared-2"]
     assert "2 parts share one cause" in shared
