@@ -40,18 +40,12 @@ STAND_INS = {
 
 EXPECTED: dict[str, tuple[int, str]] = {
     "fakes:ValidatesOnly": (1, "a deliberately broken runtime: the example shows a failing run"),
-    "ppconf_adapter:TinyflowAdapter --spec-version 1.5": (
-        1,
-        "KNOWN FAILURE, the default verdict: a run fails on any case that did not pass, SHOULD "
-        "and MAY included, and tinyflow fails a few MAY checks in the areas it claims (it reaches "
-        "the levels it claims); the verdict by claims, being changed on main, passes it",
-    ),
+    "examples/packs/review.yaml": (1, "a pack with two errors, to show how they are reported"),
 }
 """Commands that exit other than 0, and why (the one place known failures are listed)."""
 
 NOT_RUN = {
     "python3 -m venv": "the set-up itself: it installs the kit, as CI's set-up does",
-    "pack.yaml other.json": "validates the reader's own pack files",
     "--catalog found/": "runs what fuzzing found: the docs' adapter diverges nowhere",
 }
 """Commands not run here, and why."""
