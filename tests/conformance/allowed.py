@@ -15,6 +15,13 @@ Each wraps the reference adapter and changes one thing SEMANTICS section 0 leave
 ``OtherMergeOrder``             merges parallel branches in reverse branch order (R4, C3)
 ``BranchJumps``                 a branch jumps to its taken target, skipping the steps between
                                 (R4, C2)
+``OtherTurnChoices``            the turn choices RFC 0014 leaves open made the other way
+``EndsAtVisitLimit``            ends the workflow as soon as the visits reach
+                                ``max_total_visits`` (R12)
+``IgnoresProviderAndExtensions``  RFC 0016/0017 Level 0: ``provider`` and ``extensions`` are
+                                unknown fields; claims neither area (R11)
+``StepTextAsString``            a prompt or agent step without ``output_schema`` hands on the
+                                model's text as a string (R13)
 =============================  ====================================================================
 """
 
@@ -267,3 +274,147 @@ class OtherTurnChoices(Variant):
         self, pack: PackInput, *, state: str | None = None, agent: str | None = None
     ) -> Any:
         return self._wrap(pack, super().start_at(pack, state=state, agent=agent))
+
+
+# -- SEMANTICS 0b (R11-R13): choices the RFCs allow that the kit once charged --------------------
+
+
+class _VisitLimitSession(SessionWrapper):
+    """A reference session that ends the workflow as soon as the visits reach
+    ``max_total_visits`` (the RFC's "the workflow terminates" taken at once, R12)."""
+
+    def __init__(self, session: Any, limit: int | None) -> None:
+        super().__init__(session)
+        self._limit = limit
+
+    def state(self) -> Mapping[str, Any]:
+        state = dict(self._session.state())
+        visits = sum(state["visit_counts"].values())
+        if state["status"] == "active" and self._limit is not None and visits >= self._limit:
+            state["status"] = "budget_exhausted"
+            state["available_events"] = []
+        return state
+
+
+class EndsAtVisitLimit(Variant):
+    """Ends the workflow when the count of visits reaches ``max_total_visits``, not at the next
+    event: status ``budget_exhausted`` at once (R12 allows it, as R4 does for the other
+    budgets)."""
+
+    NAME = "ends-at-visit-limit"
+
+    def _wrap(self, pack: PackInput, session: Any) -> Any:
+        workflow = (pack.document or {}).get("workflow") or {}
+        budget = (workflow.get("engine") or {}).get("budget") or {}
+        limit = budget.get("max_total_visits")
+        return _VisitLimitSession(session, limit if isinstance(limit, int) else None)
+
+    def start(self, pack: PackInput) -> Any:
+        return self._wrap(pack, super().start(pack))
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        return self._wrap(pack, super().start_at(pack, state=state, agent=agent))
+
+    def restore(self, pack: PackInput, snapshot: Any) -> Any:
+        return self._wrap(pack, super().restore(pack, snapshot))
+
+
+def _without(value: Any, keys: frozenset[str]) -> Any:
+    """A document with every mapping's ``keys`` left out, at any depth."""
+    if isinstance(value, dict):
+        return {k: _without(v, keys) for k, v in value.items() if k not in keys}
+    if isinstance(value, list):
+        return [_without(v, keys) for v in value]
+    return value
+
+
+class IgnoresProviderAndExtensions(Variant):
+    """A runtime at Level 0 of RFC 0016 and RFC 0017: it treats ``provider`` and ``extensions``
+    as unknown fields, validating and running as if they were not there, and claims neither
+    area (R11: it keeps its workflow and compositions levels)."""
+
+    NAME = "ignores-provider-and-extensions"
+    IGNORED = frozenset(("provider", "extensions"))
+
+    def capabilities(self) -> Capabilities:
+        real = super().capabilities()
+        claims = {k: v for k, v in real.claims.items() if k not in ("providers", "extensions")}
+        return Capabilities(self.NAME, "0.0", "python", claims, real.extensions)
+
+    def _plain(self, pack: PackInput) -> PackInput:
+        if pack.document is None:
+            return pack
+        return _with_document(pack, _without(pack.document, self.IGNORED))
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        return super().validate(self._plain(pack))
+
+    def load(self, pack: PackInput) -> None:
+        super().load(self._plain(pack))
+
+    def start(self, pack: PackInput) -> Any:
+        return super().start(self._plain(pack))
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        return super().start_at(self._plain(pack), state=state, agent=agent)
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        return super().run_composition(self._plain(pack), name, input, mocks)
+
+
+def _text_steps(pack: PackInput) -> tuple[set[str], set[str]]:
+    """The ids and prompt tasks of the prompt and agent steps without ``output_schema``: the
+    calls whose output a runtime may hand on as the model's text (R13)."""
+    ids: set[str] = set()
+    tasks: set[str] = set()
+    structured: set[str] = set()
+    stack: list[Any] = list(((pack.document or {}).get("compositions") or {}).values())
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.get("kind") in ("prompt", "agent") and isinstance(item.get("id"), str):
+                target = structured if item.get("output_schema") else ids
+                target.add(item["id"])
+                if isinstance(item.get("prompt_task"), str):
+                    (structured if item.get("output_schema") else tasks).add(item["prompt_task"])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return ids, tasks - structured
+
+
+def _as_text(response: Any) -> Any:
+    if (
+        isinstance(response, dict)
+        and "output" in response
+        and not isinstance(response["output"], str)
+    ):
+        return {**response, "output": json.dumps(response["output"], sort_keys=True)}
+    return response
+
+
+class StepTextAsString(Variant):
+    """Hands on a prompt or agent step's output as the model's text (a JSON string) unless the
+    step declares ``output_schema``: RFC 0010 leaves output parsing to runtimes (R13)."""
+
+    NAME = "step-text-as-string"
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        ids, tasks = _text_steps(pack)
+        texts = (
+            {
+                key: [_as_text(r) for r in responses] if key in ids or key in tasks else responses
+                for key, responses in mocks.items()
+            }
+            if isinstance(mocks, Mapping)
+            else mocks
+        )
+        return super().run_composition(pack, name, input, texts)

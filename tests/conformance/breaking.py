@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from fakes import SessionWrapper
 from mini_runtime import MiniRuntime, with_bugs
 
 from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected, Unsupported
+from conformance._areas import TOP_LEVEL
 
 OneLevelRedirects = with_bugs("OneLevelRedirects", one_level_redirects=True)
 BudgetOffByOne = with_bugs("BudgetOffByOne", budget_off_by_one=True)
@@ -237,3 +238,46 @@ class CountsEntryOnStart(_Reference):
 
 RFC0014_RFC0011_BUGS = ("IgnoresControl", "CountsEntryOnStart")
 """The fakes the fuzzer must find in the control and state-agents areas."""
+
+
+# -- R10: an RFC-named warning is not an error ---------------------------------------------------
+
+
+def warning_as_error(code: str) -> type[ReferenceAdapter]:
+    """A runtime that reports the RFC-named warning ``code`` as an error: a pack with only
+    that condition is valid, as the RFC says (R10), so it must lose a level in the warning's
+    area."""
+
+    class WarningAsError(_Reference):
+        NAME = f"{code}-as-error"
+        CLAIMS: ClassVar[Mapping[str, int]] = dict(TOP_LEVEL)
+
+        def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+            return [
+                {**d, "severity": "error"} if d["code"] == code else d
+                for d in super().validate(pack)
+            ]
+
+    WarningAsError.__name__ = WarningAsError.__qualname__ = f"WarningAsError_{code}"
+    return WarningAsError
+
+
+RFC_NAMED_WARNINGS = {
+    "event-name-style": "workflow",
+    "cycle-unbounded": "workflow",
+    "unreachable-state": "workflow",
+    "terminal-with-transitions": "loops",
+    "redirect-cycle": "loops",
+    "artifact-undeclared": "loops",
+    "budget-below-max-visits": "loops",
+    "dead-end-state": "loops",
+    "control-agent-terminal": "control",
+    "control-cycle-unbounded": "control",
+    "provider-optional-referenced": "providers",
+    "provider-role-not-llm": "providers",
+}
+"""Each warning an RFC names, and the area whose validation it belongs to."""
+
+globals().update(
+    {f"WarningAsError_{c.replace('-', '_')}": warning_as_error(c) for c in RFC_NAMED_WARNINGS}
+)

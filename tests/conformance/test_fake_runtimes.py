@@ -481,6 +481,8 @@ ALLOWED_VARIANTS = (
     "Version3AsVersion2",
     "OtherMergeOrder",
     "BranchJumps",
+    "EndsAtVisitLimit",
+    "StepTextAsString",
 )
 BREAKING = (
     *breaking.SESSION_BUGS,
@@ -525,6 +527,40 @@ def test_an_rfc_allowed_variant_keeps_the_reference_levels(name: str, catalog: C
     assert [a.must for a in levels.areas] == [a.must for a in reference.areas]
     failing_must = [v.id for v in verdicts(results) if not v.checks.get("MUST", True)]
     assert failing_must == []
+
+
+@pytest.mark.usefixtures("fakes_importable")
+def test_a_level_0_runtime_of_rfc_0016_and_0017_keeps_its_other_levels(catalog: Catalog) -> None:
+    """Treating ``provider`` and ``extensions`` as unknown fields is their RFCs' Level 0 (R11):
+    the areas of the pack parts carrying them keep their levels, and the runtime, which claims
+    neither extensions nor providers, passes."""
+    reference, _ = measured("conformance:ReferenceAdapter", catalog)
+    levels, results = measured("allowed:IgnoresProviderAndExtensions", catalog)
+    mine, best = area_levels(levels), area_levels(reference)
+    for area in ("workflow", "loops", "compositions", "control", "state-agents"):
+        assert mine[area] == best[area], area
+    assert "providers" not in levels.claims
+    assert "extensions" not in levels.claims
+    assert mine["providers"] is not None
+    assert mine["providers"] < best["providers"]  # type: ignore[operator]  # it validates none
+    assert judge(verdicts(results), levels).passed
+
+
+@pytest.mark.usefixtures("fakes_importable")
+@pytest.mark.parametrize("code", sorted(breaking.RFC_NAMED_WARNINGS))
+def test_a_warning_reported_as_an_error_loses_a_level_in_its_area(
+    code: str, catalog: Catalog
+) -> None:
+    """An RFC-named warning is not an error (R10): a runtime that makes it one refuses packs
+    the RFC calls valid, and loses a level in the warning's area."""
+    area = breaking.RFC_NAMED_WARNINGS[code]
+    reference, _ = measured("conformance:ReferenceAdapter", catalog)
+    levels, results = measured(f"breaking:WarningAsError_{code.replace('-', '_')}", catalog)
+    mine, best = area_levels(levels)[area], area_levels(reference)[area]
+    assert mine is not None
+    assert best is not None
+    assert mine < best, (code, area, mine)
+    assert not judge(verdicts(results), levels).passed
 
 
 @pytest.mark.usefixtures("fakes_importable")
