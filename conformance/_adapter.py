@@ -284,3 +284,22 @@ class Closable(Protocol):
     def close(self) -> None:
         """Release the session or the runtime (a process, files ...)."""
         ...
+
+
+@runtime_checkable
+class Terminable(Protocol):
+    """Optional, for an adapter holding a process it can kill at once (the protocol adapter):
+    a stop signal leaves no time for a goodbye."""
+
+    def terminate(self) -> None:
+        """Kill the adapter's process group now; start no other."""
+        ...
+
+
+@runtime_checkable
+class TimesOutItself(Protocol):
+    """Optional, for an adapter that bounds every call in time itself (the protocol client
+    times out each request and restarts the process): the kit then calls it in the calling
+    thread, with no worker thread to abandon."""
+
+    handles_timeouts: bool

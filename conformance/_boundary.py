@@ -26,7 +26,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, Protocol, TypeVar, cast, runtime_checkable
+from typing import Any, NoReturn, TypeVar, cast
 
 from conformance._adapter import (
     Adapter,
@@ -37,6 +37,8 @@ from conformance._adapter import (
     CompositionSession,
     PackInput,
     StateStartingAdapter,
+    Terminable,
+    TimesOutItself,
     TurnSession,
 )
 from conformance._errors import AdapterError, AdapterFault, PackRejected, Rejected, Unsupported
@@ -140,9 +142,9 @@ class Guard:
     Arguments:
         adapter: the runtime under test.
         timeout: seconds a case part (or a smoke check) may take; ``None``: no limit, and
-            actions run in the calling thread. An adapter with ``handles_timeouts = True``
-            (the protocol client, which times out each request and restarts the process) also
-            runs in the calling thread.
+            actions run in the calling thread. An adapter that times out its calls itself
+            (:class:`~conformance._adapter.TimesOutItself`, the protocol client) also runs in
+            the calling thread.
     """
 
     def __init__(self, adapter: Adapter, timeout: float | None = None) -> None:
@@ -159,7 +161,10 @@ class Guard:
             PartTimeout: the limit passed; the worker thread is abandoned (a fresh one runs the
                 next action), and the adapter call it was in is left to finish or hang alone.
         """
-        if self.timeout is None or getattr(self.adapter, "handles_timeouts", False):
+        if self.timeout is None or (
+            conforms(self.adapter, TimesOutItself)
+            and cast(TimesOutItself, self.adapter).handles_timeouts
+        ):
             return action()
         if self._worker is None:
             self._worker = _Worker()
@@ -273,13 +278,6 @@ class Guard:
         if conforms(self.adapter, Terminable):
             with contextlib.suppress(Exception):
                 cast(Terminable, self.adapter).terminate()
-
-
-@runtime_checkable
-class Terminable(Protocol):
-    """An adapter holding a process it can kill at once (the protocol adapter)."""
-
-    def terminate(self) -> None: ...
 
 
 _REAL_EXIT = os._exit

@@ -1,0 +1,117 @@
+"""The import graph of ``conformance/``: the kit uses only the reference's public API, and its
+modules import each other without cycles.
+
+Each module is read with :mod:`ast` (nothing is imported). Only imports that run when the
+module is imported count: those at module level, outside ``if TYPE_CHECKING:`` (a function's
+own imports run when it is called, which is how the kit keeps Hypothesis and the drawing code
+out of commands that do not need them).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "conformance"
+
+
+def module_names() -> dict[str, Path]:
+    """Every module of ``conformance``, by dotted name (a package by its own name)."""
+    modules = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    return modules
+
+
+def _module_level(tree: ast.Module) -> list[ast.stmt]:
+    """The statements that run on import: module level, ``if TYPE_CHECKING:`` left out."""
+    found: list[ast.stmt] = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            found.extend(node.orelse)
+            continue
+        found.append(node)
+    return found
+
+
+def imports(path: Path, modules: dict[str, Path]) -> tuple[set[str], set[str]]:
+    """What a module imports on import: the kit's modules, and names from ``reference``."""
+    kit: set[str] = set()
+    reference: set[str] = set()
+    for node in _module_level(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "reference":
+                    reference.add(alias.name)
+                elif alias.name.split(".")[0] == "conformance":
+                    kit.add(alias.name)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            root = node.module.split(".")[0]
+            if root == "reference":
+                reference.update(f"{node.module}.{alias.name}" for alias in node.names)
+            elif root == "conformance":
+                for alias in node.names:
+                    name = f"{node.module}.{alias.name}"
+                    kit.add(name if name in modules else node.module)
+    return kit, reference
+
+
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    modules = module_names()
+    return {name: imports(path, modules)[0] - {name} for name, path in modules.items()}
+
+
+def test_the_kit_uses_only_the_reference_public_api() -> None:
+    modules = module_names()
+    private = {
+        f"{name}: {used}"
+        for name, path in modules.items()
+        for used in imports(path, modules)[1]
+        if any(part.startswith("_") for part in used.split(".")[1:])
+    }
+    assert not private, "the kit reaches into the reference's private modules:\n" + "\n".join(
+        sorted(private)
+    )
+
+
+def cycle_through(start: str) -> list[str] | None:
+    paths = {start: [start]}
+    frontier = [start]
+    edges = graph()
+    while frontier:
+        following = []
+        for name in frontier:
+            for target in sorted(edges.get(name, ())):
+                if target == start:
+                    return [*paths[name], start]
+                if target not in paths:
+                    paths[target] = [*paths[name], target]
+                    following.append(target)
+        frontier = following
+    return None
+
+
+@pytest.mark.parametrize("module", sorted(module_names()))
+def test_no_import_cycle(module: str) -> None:
+    # A package importing its own modules is how it re-exports them, not a cycle.
+    cycle = cycle_through(module)
+    if cycle is not None and all(
+        later.startswith(earlier + ".") or earlier.startswith(later + ".")
+        for earlier, later in zip(cycle, cycle[1:], strict=False)
+    ):
+        cycle = None
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_the_graph_is_read() -> None:
+    edges = graph()
+    assert "conformance._runner" in edges["conformance._records"]
+    assert "conformance._statements" in edges["conformance._cases"]
