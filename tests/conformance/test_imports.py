@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 from pathlib import Path
 
 import pytest
@@ -105,7 +106,7 @@ def test_no_import_cycle(module: str) -> None:
     cycle = cycle_through(module)
     if cycle is not None and all(
         later.startswith(earlier + ".") or earlier.startswith(later + ".")
-        for earlier, later in zip(cycle, cycle[1:], strict=False)
+        for earlier, later in itertools.pairwise(cycle)
     ):
         cycle = None
     assert cycle is None, " -> ".join(cycle or [])
