@@ -23,7 +23,7 @@ from conformance._checks import Check
 from conformance._contract import REQUIREMENTS, Requirement
 from conformance._expected_failures import ExpectedFailure
 from conformance._explain import case_excerpts, cited_statements
-from conformance._levels import CaseVerdict, LevelReport, compute_levels
+from conformance._levels import CaseVerdict, LevelReport, compute_levels, describe_level
 from conformance._runner import OUTCOMES, CaseResult, PartResult, worst
 from conformance._statements import Registry, builtin
 from conformance._text import kept, kept_data
@@ -374,11 +374,48 @@ class Report:
         header: what was run against what.
         records: one per case part, in the order they ran.
         complete: whether the run finished (its summary was written).
+        written: the summary record as the report holds it (``None`` for a run in memory, or
+            one that did not finish): what the kit that wrote it computed.
     """
 
     header: RunHeader
     records: tuple[PartRecord, ...]
     complete: bool = True
+    written: Mapping[str, Any] | None = field(default=None, compare=False)
+
+    def drift(self) -> list[str]:
+        """Where the levels and verdict the report's summary holds differ from those this kit
+        computes from its records (a report written by another kit version, whose rules
+        differed): every view says so rather than silently showing its own."""
+        if self.written is None:
+            return []
+        notes = []
+        wrote = self.written.get("levels") or {}
+        levels = self.levels()
+        written_areas = {a.get("area"): a.get("level") for a in wrote.get("areas", ())}
+        for area in levels.areas:
+            if area.area in written_areas and written_areas[area.area] != area.level:
+                notes.append(
+                    f"{area.area}: level {_shown(written_areas[area.area])} as written, "
+                    f"{_shown(area.level)} by this kit's rules"
+                )
+        if "headline" in wrote and wrote["headline"] != levels.headline:
+            notes.append(
+                f"headline: {_shown(wrote['headline'])} as written, "
+                f"{_shown(levels.headline)} by this kit's rules"
+            )
+        verdict = (self.written.get("verdict") or {}).get("passed")
+        if isinstance(verdict, bool) and verdict != self._judged_passed():
+            notes.append(
+                f"verdict: {'passed' if verdict else 'failed'} as written, "
+                f"{'passed' if not verdict else 'failed'} by this kit's rules"
+            )
+        return notes
+
+    def _judged_passed(self) -> bool:
+        from conformance._verdicts import judge_report  # noqa: PLC0415 (verdicts read records)
+
+        return judge_report(self).passed
 
     @cached_property
     def partial(self) -> bool:
@@ -410,3 +447,7 @@ class Report:
         for verdict in self._verdicts:
             counts[verdict.outcome] = counts.get(verdict.outcome, 0) + 1
         return counts
+
+
+def _shown(level: Any) -> str:
+    return describe_level(level) if level is None or isinstance(level, int) else str(level)

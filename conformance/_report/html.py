@@ -168,6 +168,14 @@ def _header(report: Report, title: str, levels: LevelReport, judgement: Judgemen
             '<p class="banner partial"><strong>Partial selection:</strong> these levels describe'
             " only the cases run and certify nothing.</p>"
         )
+    drift = report.drift()
+    if drift:
+        out.append(
+            f'<div class="banner partial"><strong>Kit {_e(report.header.kit_version)} wrote this '
+            "report with other rules than this kit's;</strong> shown here by this kit's:<ul>"
+            + "".join(f"<li>{_e(note)}</li>" for note in drift)
+            + "</ul></div>"
+        )
     if not report.complete:
         out.append(
             '<p class="banner incomplete"><strong>The run did not finish:</strong> these are the'

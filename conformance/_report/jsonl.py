@@ -229,6 +229,7 @@ def read_report(path: str | Path) -> Report:
     records: list[PartRecord] = []
     seen: dict[tuple[str, str], int] = {}
     complete = False
+    written: dict[str, Any] | None = None
     with _open_report(path) as stream:
         for number, line, whole in _lines(path, stream):
             if not line.strip():
@@ -275,6 +276,7 @@ def read_report(path: str | Path) -> Report:
                     records.append(record)
                 else:
                     complete = True
+                    written = data
             except (KeyError, TypeError, ValueError) as error:
                 raise ReportError(
                     f"{path}:{number}: not a ppconf report record: {kept(error, 300)}"
@@ -283,7 +285,7 @@ def read_report(path: str | Path) -> Report:
         raise ReportError(
             f"{path}: no run header; is this a report written by `ppconf run --report json`?"
         )
-    return Report(header, tuple(records), complete)
+    return Report(header, tuple(records), complete, written)
 
 
 def _spec_version_problem(data: Mapping[str, Any]) -> str | None:

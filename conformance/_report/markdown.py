@@ -136,6 +136,13 @@ def render_markdown(report: Report) -> str:
         ]
     if not report.complete:
         lines += ["**The run did not finish; these are the results it has.**", ""]
+    drift = report.drift()
+    if drift:
+        lines.append(
+            f"**Kit {_cell(header.kit_version)} wrote this report with other rules than this "
+            "kit's; shown here by this kit's:**"
+        )
+        lines += [f"- {_cell(note)}" for note in drift] + [""]
     lines += [
         f"**{_cell(headline_line(levels))}**",
         "",

@@ -189,6 +189,13 @@ def render_text(report: Report, judgement: Judgement | None = None) -> str:
     lines: list[str] = [*render_failures(report), *render_findings(report)]
     lines.append(render_levels(report.levels(), top_causes(report)))
     lines.append(counts_line(report))
+    drift = report.drift()
+    if drift:
+        lines.append(
+            f"note: kit {terminal(report.header.kit_version)} wrote this report with other rules "
+            "than this kit's; shown here by this kit's:"
+        )
+        lines.extend(f"  {terminal(note)}" for note in drift)
     if not report.complete:
         lines.append("the run did not finish: these are the results it has")
     lines.extend(terminal(problem) for problem in judgement.problems)

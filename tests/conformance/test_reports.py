@@ -232,3 +232,31 @@ def test_load_case_keeps_the_file(tmp_path: Path, case_text: Callable[..., str])
     assert record.file == "workflow/x.yaml"
     assert record.line is not None
     assert record.pack == case.pack.document
+
+
+def test_a_report_written_with_other_rules_says_so(tmp_path: Path) -> None:
+    """A report keeps the levels the kit that wrote it computed; read by a kit whose rules
+    differ, every view says where they differ instead of silently showing its own."""
+    from conformance._cli import main  # noqa: PLC0415
+    from conformance._report.jsonl import read_report  # noqa: PLC0415
+
+    path = tmp_path / "r.jsonl"
+    assert main(["run", "--id", "workflow.validation.entry-*", "--report", "json", str(path)]) in (
+        0,
+        1,
+    )
+    lines = path.read_text("utf-8").splitlines()
+    summary = json.loads(lines[-1])
+    assert summary["type"] == "summary"
+    assert read_report(path).drift() == []
+    summary["levels"]["areas"][0]["level"] = 0
+    summary["levels"]["headline"] = 0
+    summary["verdict"]["passed"] = not summary["verdict"]["passed"]
+    path.write_text("\n".join([*lines[:-1], json.dumps(summary)]) + "\n", "utf-8")
+    report = read_report(path)
+    drift = report.drift()
+    area = summary["levels"]["areas"][0]["area"]
+    assert drift[0].startswith(f"{area}: level 0 as written, ")
+    assert any(note.startswith("headline: 0 as written") for note in drift)
+    assert any(note.startswith("verdict: ") for note in drift)
+    assert "wrote this report with other rules" in render_text(report)
