@@ -90,6 +90,15 @@ PROBE = """(() => {
                      smallestText: Math.min(...sizes),
                      box: box(canvas),
                      legend: article.querySelectorAll(".legend li").length},
+    // The first failure explains itself: the statement's quote and the rerun command, shown.
+    why: (() => {
+      const first = document.querySelector("#failures article.failure");
+      const quote = first && first.querySelector(".why blockquote");
+      const rerun = first && first.querySelector(".rerun code");
+      const visible = (e) => !!e && e.getBoundingClientRect().height > 0;
+      return {quote: quote && quote.textContent, quoteShown: visible(quote),
+              rerun: rerun && rerun.textContent, rerunShown: visible(rerun)};
+    })(),
     scripts: document.scripts.length,
   };
 })()"""
@@ -289,6 +298,12 @@ def test_the_report_in_a_browser(browser: DevTools, failing_report: Report, tmp_
         assert diagram["box"]["right"] <= screen["width"]
         assert diagram["smallestText"] >= 9
         assert diagram["legend"] >= 2
+        # The first failure says why it is required and how to rerun it, visibly.
+        why = seen["why"]
+        assert why["quoteShown"]
+        assert len(why["quote"]) > 20
+        assert why["rerunShown"]
+        assert why["rerun"].startswith("ppconf run --adapter ")
         assert seen["scripts"] == 0
 
         assert png_size(shot) == (screen["width"], screen["height"])
