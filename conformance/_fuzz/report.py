@@ -24,6 +24,7 @@ from conformance._fuzz.judge import FuzzFinding, case_body
 from conformance._resources import catalog_root
 from conformance._spec_versions import KNOWN, applies, parse_version
 from conformance._statements import builtin
+from conformance._steps import RunComposition, parse_step
 from conformance._text import terminal
 
 if TYPE_CHECKING:
@@ -137,20 +138,12 @@ def export(finding: FuzzFinding, directory: str | Path, adapter: str, seed: int)
 
 
 def describe_step(step: dict[str, Any]) -> str:
-    """A script step in a few words, e.g. ``event Go (agent)``."""
-    kind = next(k for k in step if k != "expect")
-    value = step[kind]
-    if kind == "event":
-        return f"event {value}" + (" (agent)" if step.get("source") == "agent" else "")
-    if kind == "agent_text":
-        return f"agent_text {value!r}"
-    if kind == "user_turn":
-        return "user_turn"
-    if kind == "set_artifact":
-        return f"set_artifact {value['name']} = {value['value']!r}"
-    if kind == "run_composition":
-        return f"run_composition {value['name']} input {_flow(value['input'])}"
-    return f"{kind} {value}"
+    """A script step in a few words, e.g. ``event Go (agent)``: as the runner names it, with a
+    composition run's input, which a generated example varies."""
+    parsed = parse_step(step, "")
+    if isinstance(parsed, RunComposition):
+        return f"{parsed.describe()} input {_flow(parsed.input)}"
+    return parsed.describe()
 
 
 def _flow(value: Any) -> str:
