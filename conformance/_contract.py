@@ -142,6 +142,7 @@ NEWER_ERROR_CODES = (
     "control-invalid",
     "agent-state-unknown",
     "agent-state-without-workflow",
+    "agent-member-unknown",
     "provider-unknown",
 )
 """Validation errors of SEMANTICS.md section 6 (RFC 0014, RFC 0011, RFC 0017), in its order."""

@@ -1,5 +1,5 @@
-"""Validating packs: the schema, then the pack-wide rules (agents' states, prompts' providers),
-the workflow rules and the composition rulebook.
+"""Validating packs: the schema, then the pack-wide rules (agents' states and prompt keys,
+prompts' providers), the workflow rules and the composition rulebook.
 
 Every rule reports under a stable code with a JSON pointer. The checks after the schema are
 written to survive malformed input (they skip what the schema already reported), so one run
@@ -29,6 +29,7 @@ def validate(pack: Any) -> list[Diagnostic]:
         return [Diagnostic("schema", "error", "", f"a pack must be an object, not {kind}")]
     found = _schema.pack_diagnostics(pack)
     found.extend(workflow_rules.agent_states(pack))
+    found.extend(workflow_rules.agent_prompts(pack))
     found.extend(_providers.prompt_diagnostics(pack))
     workflow = pack.get("workflow")
     if isinstance(workflow, dict):

@@ -644,6 +644,39 @@ def agent_states(pack: dict[str, Any]) -> Iterator[Diagnostic]:
             )
 
 
+def agent_prompts(pack: dict[str, Any]) -> Iterator[Diagnostic]:
+    """``agent-member-unknown``: an ``agents.members`` key, or ``agents.entry``, that is not a
+    key of ``prompts`` (RFC 0011 rule 3, RFC 0007's rule restated), at
+    ``/agents/members/<member>`` or ``/agents/entry``. A member backed by a state is no
+    exception: its key still names the prompt its Agent Card comes from.
+
+    Arguments:
+        pack: the loaded pack (an object).
+    """
+    agents = pack.get("agents")
+    prompts = pack.get("prompts")
+    if not isinstance(agents, dict) or not isinstance(prompts, dict):
+        return  # the schema has reported a malformed (or missing) section
+    entry = agents.get("entry")
+    if isinstance(entry, str) and entry not in prompts:
+        yield error(
+            "agent-member-unknown",
+            json_pointer("agents", "entry"),
+            f"agents.entry {entry!r} is not a key of prompts: name the prompt of the entry agent",
+        )
+    members = agents.get("members")
+    if not isinstance(members, dict):
+        return
+    for member in members:
+        if member not in prompts:
+            yield error(
+                "agent-member-unknown",
+                json_pointer("agents", "members", member),
+                f"agents member {member!r} is not a key of prompts: a member key names the "
+                "prompt the agent is made from (add that prompt, or rename the member)",
+            )
+
+
 def agent_members(pack: Mapping[str, Any]) -> list[tuple[str, str | None]]:
     """RFC 0011: ``(member, state)`` for each ``agents.members`` entry, in document order;
     ``state`` is ``None`` for a member without a string ``state`` (a prompt-backed agent, or

@@ -375,6 +375,13 @@ def agents_pack() -> dict[str, Any]:
         }
     )
     document["agents"] = {"entry": "main", "members": {"main": {"state": "work"}, "aide": {}}}
+    # Member keys are prompt keys (RFC 0011 rule 3): the prompt-backed aide needs its prompt.
+    document["prompts"]["aide"] = {
+        "id": "aide",
+        "name": "A",
+        "version": "1.0.0",
+        "system_template": "W",
+    }
     return document
 
 

@@ -529,6 +529,50 @@ def test_agent_state_with_a_malformed_workflow_is_left_to_the_schema() -> None:
     assert [(d.code, d.path) for d in reference.validate(document)] == [("schema", "/workflow")]
 
 
+def test_agent_member_key_must_be_a_prompt_key() -> None:
+    # RFC 0011 rule 3: a state-backed member is no exception; the pointer is escaped.
+    document = pack(AGENT_WORKFLOW, agents('work: {}\ntriage:\n  state: triage\n"a/b": {}'))
+    assert found(document, {"agent-member-unknown"}) == [
+        ("agent-member-unknown", "error", "/agents/members/a~1b"),
+        ("agent-member-unknown", "error", "/agents/members/triage"),
+    ]
+
+
+def test_agents_entry_must_be_a_prompt_key() -> None:
+    document = pack(AGENT_WORKFLOW, "agents:\n  entry: triage\n  members:\n    work: {}\n")
+    errors = [(d.code, d.path) for d in reference.validate(document) if d.severity == "error"]
+    assert errors == [("agent-member-unknown", "/agents/entry")]
+
+
+def test_agent_member_keys_naming_prompts_are_silent() -> None:
+    # The entry need not be a member; a prompt without a member is fine.
+    document = pack(AGENT_WORKFLOW, "agents:\n  entry: finish\n  members:\n    work: {}\n")
+    assert found(document, {"agent-member-unknown"}) == []
+
+
+@pytest.mark.parametrize(
+    "section",
+    [
+        "agents: 3\n",
+        "agents:\n  entry: 3\n  members: {}\n",
+        "agents:\n  entry: work\n  members: [nowhere]\n",
+    ],
+)
+def test_agent_member_rule_leaves_malformed_agents_to_the_schema(section: str) -> None:
+    document = pack(AGENT_WORKFLOW, section)
+    codes = {d.code for d in reference.validate(document)}
+    assert "schema" in codes
+    assert "agent-member-unknown" not in codes
+
+
+def test_agent_member_rule_skips_a_pack_without_prompts_object() -> None:
+    document = pack(agents("work: {}"))
+    document["prompts"] = ["work"]
+    codes = {d.code for d in reference.validate(document)}
+    assert "schema" in codes
+    assert "agent-member-unknown" not in codes
+
+
 # -- extensions (RFC 0016) ------------------------------------------------------------------------
 
 EXTENSIONS = {
