@@ -145,7 +145,15 @@ NEWER_ERROR_CODES = (
     "agent-member-unknown",
     "provider-unknown",
 )
-"""Validation errors of SEMANTICS.md section 6 (RFC 0014, RFC 0011, RFC 0017), in its order."""
+"""Validation errors of SEMANTICS.md section 6 (RFC 0014, RFC 0011, RFC 0017), in its order,
+and those it does not list yet (:data:`BEYOND_SEMANTICS`)."""
+
+BEYOND_SEMANTICS = {
+    "agent-member-unknown": "RFC 0011 rule 3 (member keys and agents.entry MUST be keys of "
+    "prompts), a testable MUST statement SEMANTICS 6.2 does not list yet",
+}
+"""Codes the kit adds where SEMANTICS.md is silent and an RFC statement requires them; the
+contract test reads SEMANTICS.md without them."""
 
 NEWER_WARNING_CODES = (
     "control-agent-terminal",
