@@ -161,13 +161,6 @@ class PackContext:
             requirements=_providers.Requirements.of(pack),
         )
 
-    def evals_for(self, task: Any) -> frozenset[str]:
-        """The eval ids a step may name: the pack's, plus its own prompt's (RFC 0006 scopes)."""
-        prompt = self.prompts.get(task) if isinstance(task, str) else None
-        if not isinstance(prompt, dict):
-            return self.pack_evals
-        return self.pack_evals | _eval_ids(prompt.get("evals"))
-
 
 def _eval_ids(evals: Any) -> frozenset[str]:
     if not isinstance(evals, list):
@@ -637,21 +630,20 @@ def targets(composition: Composition) -> Iterator[Diagnostic]:
 
 
 def evals(composition: Composition) -> Iterator[Diagnostic]:
-    """``step-eval-unknown``: a ``modifiers.eval`` id is neither a pack eval nor, for a prompt
-    or agent step, one of its prompt's evals."""
+    """``step-eval-unknown``: a ``modifiers.eval`` id is not a pack-level eval (RFC 0010 rule
+    10: "Every eval modifier reference must resolve to a key in the pack's evals object"; an
+    eval of the step's own prompt does not)."""
+    known = composition.context.pack_evals
     for step in composition.steps:
         modifiers = step.data.get("modifiers")
         if not isinstance(modifiers, dict):
             continue
-        prompted = step.kind in ("prompt", "agent")
-        known = composition.context.evals_for(step.data.get("prompt_task") if prompted else None)
-        scope = "a pack eval or of the step's prompt's evals" if prompted else "a pack eval"
         for index, name in _strings(modifiers.get("eval")):
             if name not in known:
                 yield error(
                     "step-eval-unknown",
                     (((step.where, "modifiers"), "eval"), index),
-                    f"eval {name!r} is not the id of {scope}",
+                    f"eval {name!r} is not the id of a pack-level eval",
                 )
 
 

@@ -139,7 +139,7 @@ steps:
     input: {text: "${input.text}", type: "${classify.output.type}"}
     tools: [lookup, search, kb.lookup]
     termination: {max_steps: 3, tool_called: finish}
-    modifiers: {retry: {max_attempts: 2}, eval: [quality, tone]}
+    modifiers: {retry: {max_attempts: 2}, eval: [quality]}
   - id: quick
     kind: tool
     tool: lookup
@@ -379,6 +379,12 @@ TRIGGERS = [
         steps("{id: s, kind: tool, tool: lookup, modifiers: {eval: [tone]}}"),
         [("step-eval-unknown", f"{S}/0/modifiers/eval/0")],
         id="prompt-eval-on-a-tool-step",
+    ),
+    pytest.param(
+        # RFC 0010 rule 10: the pack's evals only, not the step's own prompt's.
+        steps("{id: s, kind: prompt, prompt_task: work, modifiers: {eval: [tone, quality]}}"),
+        [("step-eval-unknown", f"{S}/0/modifiers/eval/0")],
+        id="eval-prompt-level",
     ),
     pytest.param(
         steps(parallel("{id: x, kind: ppconf.upper, modifiers: {eval: [Quality]}}", TOOL)),
@@ -781,10 +787,6 @@ NEAR_MISSES = [
     pytest.param(
         steps("{id: s, kind: agent, prompt_task: work, tools: [], termination: {max_steps: 1}}"),
         id="agent-no-tools",
-    ),
-    pytest.param(
-        steps("{id: s, kind: prompt, prompt_task: work, modifiers: {eval: [tone, quality]}}"),
-        id="eval-prompt-level",
     ),
     pytest.param(
         steps("{id: s, kind: tool, tool: lookup, modifiers: {eval: [quality], retry: {}}}"),

@@ -58,9 +58,9 @@ workflow:
       prompt_task: main
       terminal: true
 agents:
-  entry: writer
+  entry: main
   members:
-    writer:
+    main:
       state: draft
 compositions:
   pipeline:
@@ -110,7 +110,7 @@ STEPS = ("compositions", "pipeline", "steps")
         ),
         ((*S, "draft", "on_max_visits"), "Done", "on-max-visits-unknown", "done"),
         ((*S, "run", "composition"), "pipelin", "composition-unknown", "pipeline"),
-        (("agents", "members", "writer", "state"), "drafts", "agent-state-unknown", "draft"),
+        (("agents", "members", "main", "state"), "drafts", "agent-state-unknown", "draft"),
         ((*STEPS, 0, "tool"), "lookpu", "step-tool-unknown", "lookup"),
         ((*STEPS, 1, "prompt_task"), "reveiw", "step-prompt-task-unknown", "review"),
         ((*STEPS, 1, "depends_on", 0), "fecth", "step-target-unknown", "fetch"),
