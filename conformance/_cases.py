@@ -217,7 +217,13 @@ def load_case(path: str | Path, root: Path | None = None) -> Case:
     if not data["id"].startswith(area + "."):
         raise _field_error(document, "/id", f"the id must start with its area, {area!r}")
     pack = _pack_input(data, document, path, root, source)
-    if data.get("load") is not False and pack.document is None:
+    # A pack that cannot be parsed is what a case refusing it (load: false), or judging it
+    # invalid with no more said (a runtime may refuse the text), is about; any other case
+    # needs one the runtime can read.
+    refused = data.get("load") is False or (
+        data.get("validation", {}).get("valid") is False and "scenarios" not in data
+    )
+    if pack.document is None and not refused:
         raise _field_error(document, "/pack_file", "the pack file cannot be loaded")
     return Case(
         id=data["id"],
