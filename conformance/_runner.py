@@ -40,13 +40,16 @@ from conformance._errors import AdapterFault, AdapterGaveUp, PackRejected, Rejec
 from conformance._matchers import Mismatch, missing
 from conformance._statements import POINTER, code_requirement, code_statement
 from conformance._steps import (
+    ADVISORY,
     OBSERVATIONS,
     Context,
+    Miss,
     Observation,
     Observed,
     Step,
     compare_observations,
     describe_rejection,
+    without_advisory,
 )
 
 Outcome = Literal["passed", "skipped", "timeout", "errored", "flaky", "failed"]
@@ -287,7 +290,7 @@ def planned_checks(case: Case, part: str) -> tuple[Check, ...]:
         return tuple(judge_validation(case.validation, None, case.requirement, statements))
     scenario = next(s for s in case.scenarios if s.name == part)
     main = Check("scenario", case.requirement, False, statements=statements)
-    return (main, *(check.failed_as("") for check in _vocabulary_checks(case, scenario)))
+    return (main, *(check.failed_as("") for check in _detail_checks(case, scenario).values()))
 
 
 # -- load -------------------------------------------------------------------------------------
@@ -421,27 +424,40 @@ START = 0
 """The step number of a scenario's start (steps count from 1)."""
 
 
-def _vocabulary_checks(case: Case, scenario: Scenario) -> list[Check]:
-    """The planned checks of the kit's codes in a scenario (R9): one for a refused start, one
-    per step whose expectation names codes; each weighs what its codes weigh, never more than
-    the case. Their ids carry the step number, so two runs compare check by check."""
-    planned = []
+def _detail_checks(case: Case, scenario: Scenario) -> dict[int, Check]:
+    """The planned detail checks of a scenario, by position (:data:`START`, each step's number,
+    one past the last for ``final``): the kit's codes it names (R9) and the observables the RFCs
+    only recommend (:data:`~conformance._steps.ADVISORY`), each position's in one check that
+    weighs what the weakest of them weighs, never more than the case. Their ids carry the
+    position and what they check, so two runs compare check by check."""
+    planned: dict[int, Check] = {}
     if scenario.start_rejection:
-        planned.append(_vocabulary_check(case, START, scenario.start_rejection))
+        planned[START] = _detail_check(case, "start", scenario.start_rejection, ())
     for number, step in enumerate(scenario.steps, start=1):
-        codes = step.expectation.codes
-        if codes:
-            planned.append(_vocabulary_check(case, number, codes))
+        expectation = step.expectation
+        if expectation.codes or expectation.advisory:
+            planned[number] = _detail_check(
+                case, f"step {number}", expectation.codes, expectation.advisory
+            )
+    final = tuple(sorted(key for key in scenario.final or {} if key in ADVISORY))
+    if final:
+        planned[len(scenario.steps) + 1] = _detail_check(case, "final", (), final)
     return planned
 
 
-def _vocabulary_check(case: Case, number: int, codes: tuple[str, ...]) -> Check:
-    where = "start" if number == START else f"step {number}"
+def _detail_check(
+    case: Case, where: str, codes: tuple[str, ...], advisory: tuple[str, ...]
+) -> Check:
+    what = ", ".join(["code"] * bool(codes) + list(advisory))
+    weights = [_weakest(codes)] if codes else []
+    weights += ["SHOULD"] * bool(advisory)
+    cited = [code_statement(code) for code in codes]
+    cited += list(dict.fromkeys(ADVISORY[key] for key in advisory))
     return Check(
-        f"{where} code",
-        weaker(case.requirement, _weakest(codes)),
+        f"{where} {what}",
+        weaker(case.requirement, max(weights, key=("MUST", "SHOULD", "MAY").index)),
         True,
-        statements=tuple(code_statement(code) for code in codes),
+        statements=tuple(cited),
     )
 
 
@@ -454,17 +470,18 @@ class _Script:
         self.statements = statements
         self.taken: list[dict[str, Any]] = []
         self.start_state: str | None = None
-        self.vocabulary = {c.id: c for c in _vocabulary_checks(case, scenario)}
-        self.judged: dict[str, Check] = {}
+        self.details = _detail_checks(case, scenario)
+        self.judged: dict[int, Check] = {}
 
-    def judge_vocabulary(self, number: int, passed: bool, message: str) -> None:
-        planned = self.vocabulary[f"{'start' if number == START else f'step {number}'} code"]
-        if not passed:
-            message = self.place(message, number)
-        self.judged[planned.id] = replace(planned, passed=passed, message=message)
+    def judge_details(self, position: int, miss: Miss | None) -> None:
+        """Judge the detail check of a position (see :func:`_detail_checks`)."""
+        planned = self.details[position]
+        message = "" if miss is None else self.place(miss.message, position)
+        self.judged[position] = replace(planned, passed=miss is None, message=message)
 
     def checks(self, failure: _Failure | None) -> tuple[Check, ...]:
-        """The scenario's checks: the main one, then each code check, judged or not reached."""
+        """The scenario's checks: the main one, then each detail check, judged or not
+        reached."""
         main = Check(
             "scenario",
             self.case.requirement,
@@ -474,11 +491,11 @@ class _Script:
             statements=self.statements,
         )
         stopped = "not reached: " + (failure.message if failure else "")
-        vocabulary = (
-            self.judged.get(check_id) or planned.failed_as(stopped)
-            for check_id, planned in self.vocabulary.items()
+        details = (
+            self.judged.get(position) or planned.failed_as(stopped)
+            for position, planned in self.details.items()
         )
-        return (main, *vocabulary)
+        return (main, *details)
 
     def place(self, message: str, step: int | None) -> str:
         case, scenario = self.case, self.scenario
@@ -541,7 +558,12 @@ def _run_scenario(
         for number, step in enumerate(scenario.steps, start=1):
             _run_step(script, number, step, context)
         if scenario.final is not None:
-            mismatch = compare_observations(scenario.final, context.live().state())
+            state = context.live().state()
+            mismatch = compare_observations(without_advisory(scenario.final), state)
+            final = len(scenario.steps) + 1
+            if final in script.details:
+                found = compare_observations(scenario.final, state)
+                script.judge_details(final, None if found is None else Miss(f"final: {found}"))
             if mismatch:
                 raise script.fail(f"final: {mismatch}", len(scenario.steps) + 1, mismatch)
     except _Failure as failure:
@@ -581,13 +603,14 @@ def _start(script: _Script, guard: Guard, context: Context) -> bool:
     except Rejected as rejection:
         if wanted:
             right = rejection.code in wanted
-            script.judge_vocabulary(
+            script.judge_details(
                 START,
-                right,
-                ""
+                None
                 if right
-                else f"refused {how} with {describe_rejection(rejection)}, "
-                f"expected {' or '.join(wanted)}",
+                else Miss(
+                    f"refused {how} with {describe_rejection(rejection)}, "
+                    f"expected {' or '.join(wanted)}"
+                ),
             )
             return False
         raise script.fail(
@@ -603,8 +626,8 @@ def _start(script: _Script, guard: Guard, context: Context) -> bool:
 
 
 def _run_step(script: _Script, number: int, step: Step, context: Context) -> None:
-    """Do one step and judge it: what happened at the case's requirement, and the kit's codes
-    it names in a code check of their own (R9)."""
+    """Do one step and judge it: what happened at the case's requirement, and the details (the
+    kit's codes, R9; the observables the RFCs only recommend) in a check of their own."""
     try:
         observed = step.perform(context)
     except Rejected as refused:
@@ -616,12 +639,11 @@ def _run_step(script: _Script, number: int, step: Step, context: Context) -> Non
             {k: transition.get(k) for k in ("from", "to", "event") if k in transition}
         )
     expectation = step.expectation
-    miss = expectation.check(observed, vocabulary=False)
+    miss = expectation.check(observed, details=False)
     if miss is not None:
         raise script.fail(miss.message, number, miss.mismatch)
-    if expectation.codes:
-        exact = expectation.check(observed, vocabulary=True)
-        script.judge_vocabulary(number, exact is None, exact.message if exact else "")
+    if number in script.details:
+        script.judge_details(number, expectation.check(observed, details=True))
 
 
 __all__ = [

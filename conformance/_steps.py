@@ -53,6 +53,19 @@ OBSERVATIONS = {
 }
 """Expectation key -> key of the runtime's observable session data."""
 
+ADVISORY = {
+    "history": "RFC0009.question-2.lean.1",
+    "artifact_history": "RFC0009.question-2.lean.1",
+}
+"""Observables the RFCs recommend keeping but do not require, and the statement that says so:
+the record of transitions (RFC 0009 Question 2 leans to recommending history capture). A check
+of them is a detail check of its own, as the kit's codes are, never the scenario's."""
+
+
+def without_advisory(expected: Mapping[str, Any]) -> dict[str, Any]:
+    """Expected session data without the observables of :data:`ADVISORY`."""
+    return {key: value for key, value in expected.items() if key not in ADVISORY}
+
 
 # -- what a step did --------------------------------------------------------------------------
 
@@ -95,18 +108,24 @@ class Expectation(ABC):
     """What must be observed after a step."""
 
     @abstractmethod
-    def check(self, observed: Observed, *, vocabulary: bool = True) -> Miss | None:
+    def check(self, observed: Observed, *, details: bool = True) -> Miss | None:
         """How the observation misses the expectation (``None``: it matches).
 
         Arguments:
-            vocabulary: also check the kit's vocabulary (codes, where a failure is reported);
-                without it, any code will do where the expectation names one.
+            details: also check the details weaker than what happened: the kit's vocabulary
+                (codes, where a failure is reported: any code will do without it) and the
+                observables the RFCs only recommend (:data:`ADVISORY`).
         """
 
     @property
     @abstractmethod
     def codes(self) -> tuple[str, ...]:
         """The kit's codes the expectation names (sorted, each once)."""
+
+    @property
+    @abstractmethod
+    def advisory(self) -> tuple[str, ...]:
+        """The observables of :data:`ADVISORY` the expectation names (sorted, each once)."""
 
 
 @dataclass(frozen=True)
@@ -170,16 +189,16 @@ class Expect(Expectation):
         found |= _codes_in(self.composition)
         return tuple(sorted(found))
 
-    def check(self, observed: Observed, *, vocabulary: bool = True) -> Miss | None:
+    def check(self, observed: Observed, *, details: bool = True) -> Miss | None:
         rejection, transition, wanted = observed.rejection, observed.transition, self.rejection
         if rejection is not None:
             if wanted is None:
                 return Miss(f"rejected with {describe_rejection(rejection)}, expected acceptance")
-            if vocabulary and not wanted.matches(rejection):
+            if details and not wanted.matches(rejection):
                 return Miss(f"expected rejection {wanted}, got {describe_rejection(rejection)}")
         elif wanted is not None:
             shown = f" ({transition.get('from')} -> {transition.get('to')})" if transition else ""
-            expected = f"rejection {wanted}" if vocabulary else f"a rejection ({wanted})"
+            expected = f"rejection {wanted}" if details else f"a rejection ({wanted})"
             return Miss(f"accepted{shown}, expected {expected}")
         if self.transition is not None:
             seen = {"redirected": False, **(transition or {})}
@@ -187,18 +206,23 @@ class Expect(Expectation):
             if mismatch:
                 return Miss(str(mismatch), mismatch)
         if self.composition is not missing():
-            expected = self.composition if vocabulary else _without_vocabulary(self.composition)
+            expected = self.composition if details else _without_vocabulary(self.composition)
             mismatch = compare(expected, observed.composition or missing(), "composition")
             if mismatch:
                 return Miss(str(mismatch), mismatch)
-        if self.observations:
+        wanted_state = self.observations if details else without_advisory(self.observations)
+        if wanted_state:
             state = observed.state()
             if state is None:
                 return Miss("the case checks session data, but no session runs")
-            mismatch = compare_observations(self.observations, state)
+            mismatch = compare_observations(wanted_state, state)
             if mismatch:
                 return Miss(str(mismatch), mismatch)
         return None
+
+    @property
+    def advisory(self) -> tuple[str, ...]:
+        return tuple(sorted(key for key in self.observations if key in ADVISORY))
 
 
 @dataclass(frozen=True)
@@ -211,8 +235,12 @@ class AnyOf(Expectation):
     def codes(self) -> tuple[str, ...]:
         return tuple(sorted({code for a in self.alternatives for code in a.codes}))
 
-    def check(self, observed: Observed, *, vocabulary: bool = True) -> Miss | None:
-        misses = [a.check(observed, vocabulary=vocabulary) for a in self.alternatives]
+    @property
+    def advisory(self) -> tuple[str, ...]:
+        return tuple(sorted({key for a in self.alternatives for key in a.advisory}))
+
+    def check(self, observed: Observed, *, details: bool = True) -> Miss | None:
+        misses = [a.check(observed, details=details) for a in self.alternatives]
         if any(miss is None for miss in misses):
             return None
         shown = "; ".join(f"({i}) {miss.message}" for i, miss in enumerate(misses, 1) if miss)
@@ -577,6 +605,7 @@ def parse_step(raw: Mapping[str, Any], pointer: str) -> Step:
 
 __all__ = [
     "ACCEPTED",
+    "ADVISORY",
     "OBSERVATIONS",
     "STEP_KINDS",
     "STEP_TYPES",
@@ -594,4 +623,5 @@ __all__ = [
     "describe_rejection",
     "parse_expectation",
     "parse_step",
+    "without_advisory",
 ]

@@ -560,12 +560,37 @@ class ForgetsHistory(Delegate):
         return Session(super().start(pack))
 
 
-def test_a_final_mismatch_names_the_final_block(make_case: Callable[..., Case]) -> None:
+def test_history_is_a_detail_the_rfcs_only_recommend(make_case: Callable[..., Case]) -> None:
+    # RFC 0009 Question 2 leans to recommending, not requiring, the record of transitions: a
+    # runtime without one passes the scenario, with a SHOULD finding naming the final block.
     case = make_case(body=STEPS_BODY)
     part = only_part(Runner(ForgetsHistory()).run(case))
-    assert part.message == (
+    assert part.outcome == "passed"
+    check = code_check(part, "final history")
+    assert (check.requirement, check.passed) == ("SHOULD", False)
+    assert check.statements == ("RFC0009.question-2.lean.1",)
+    assert check.message == (
         f"workflow/case.yaml:{line_of(case, 'final:')}: scenario 'steps': final: history: expected "
         '[{"event": "Submit", "from": "draft", "to": "review"}], got nothing (not reported)'
+    )
+    assert code_check(only_part(Runner(ReferenceAdapter()).run(case)), "final history").passed
+
+
+class WrongFinalState(Delegate):
+    def start(self, pack: PackInput) -> Any:
+        class Session(SessionDelegate):
+            def state(self) -> Mapping[str, Any]:
+                return {**super().state(), "current_state": "elsewhere"}
+
+        return Session(super().start(pack))
+
+
+def test_a_final_mismatch_names_the_final_block(make_case: Callable[..., Case]) -> None:
+    case = make_case(body="scenarios:\n  - name: steps\n    steps: []\n    final: {state: draft}\n")
+    part = only_part(Runner(WrongFinalState()).run(case))
+    assert part.message == (
+        f"workflow/case.yaml:{line_of(case, 'final:')}: scenario 'steps': final: state: expected "
+        '"draft", got "elsewhere"'
     )
 
 
