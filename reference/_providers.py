@@ -140,12 +140,27 @@ def prompt_diagnostics(pack: Mapping[str, Any]) -> Iterator[Diagnostic]:
     if requirements is None or not isinstance(prompts, dict):
         return
     for name, prompt in prompts.items():
-        value = prompt.get("provider") if isinstance(prompt, dict) else None
+        if not isinstance(prompt, dict):
+            continue
+        value = prompt.get("provider")
         if isinstance(value, str):
             problem = reference_problem(requirements, value)
             if problem is not None:
                 where = json_pointer("prompts", name, "provider")
                 yield Diagnostic(problem.code, problem.severity, where, problem.message)
+        elif "provider" not in prompt:
+            # An absent provider is `default` (RFC 0017 rule 2: a runtime MUST NOT tell the two
+            # apart), so an optional `default` is referenced by every prompt without one.
+            problem = reference_problem(requirements, DEFAULT)
+            if problem is not None and problem.code == "provider-optional-referenced":
+                yield Diagnostic(
+                    problem.code,
+                    problem.severity,
+                    json_pointer("prompts", name),
+                    f"prompt {name!r} has no provider, so it runs on 'default', an optional "
+                    "requirement (required: false) with no fallback when the host leaves it "
+                    "unbound",
+                )
     for name in _conversational_prompts(pack, prompts):
         requirement = not_llm(requirements, prompt_provider(prompts[name]))
         if requirement is not None:
