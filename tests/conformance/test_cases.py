@@ -70,7 +70,7 @@ def test_a_case_loads_into_the_model(write_catalog: WriteCatalog, case_text: Cas
         "MUST",
     )
     assert case.source == "workflow/a.yaml"
-    assert case.spec == ({"source": "SEMANTICS", "section": "kit tests"},)
+    assert case.statements == ("RFC0005.def.WorkflowState.on_event.2",)
     assert case.spec_versions == (">=1.5",)
     assert case.rules == ("X4",)
     assert case.load is True

@@ -108,7 +108,15 @@ def test_list_of_a_broken_catalog(small: Path, capsys: pytest.CaptureFixture[str
 def test_show_prints_the_file(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cases("show", "workflow.exec.b", "--catalog", small) == 0
     path = small / "workflow" / "b.yaml"
-    assert capsys.readouterr().out == f"# {path}\n" + path.read_text("utf-8")
+    out = capsys.readouterr().out
+    assert out.startswith(f"# {path}\n" + path.read_text("utf-8"))
+    # Then the statements its checks cite, each with where it stands and what it gives.
+    assert out.endswith(
+        "# the statements its checks cite:\n"
+        "#   RFC0005.def.WorkflowState.on_event.2 (RFC 0005, Schema Changes: New Definition: "
+        "WorkflowState; definition: MUST):\n"
+        "#     When an event is emitted, the workflow transitions to the corresponding state.\n"
+    )
 
 
 @pytest.mark.usefixtures("cached_catalog")

@@ -445,10 +445,20 @@ def test_unsupported_workflow_version(capsys: pytest.CaptureFixture[str], tmp_pa
 
 
 def test_events_are_required(capsys: pytest.CaptureFixture[str], pack: str) -> None:
-    with pytest.raises(SystemExit) as caught:
-        main(["trace", pack])
-    assert caught.value.code == 2
-    assert "--events" in capsys.readouterr().err
+    assert main(["trace", pack]) == 2
+    assert "give a PACK and --events, or --case ID" in capsys.readouterr().err
+
+
+def test_a_catalog_scenario_is_traced_by_its_case_id(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "--case", "loops.budget.max-tool-calls-boundary"]) == 0
+    out = capsys.readouterr().out
+    assert "rejected: budget-exhausted (max_tool_calls)" in out
+    assert out.splitlines()[-1].startswith("final: state work, status budget_exhausted")
+    assert main(["trace", "--case", "compositions.agent.exit-tool-called"]) == 2
+    assert "run it with `ppconf run --id compositions.agent.exit-tool-called`" in (
+        capsys.readouterr().err
+    )
+    assert main(["trace", "--case", "no.such.case"]) == 2
 
 
 def test_superscript_digit_in_after_is_a_usage_error(
