@@ -6,6 +6,7 @@
   level at the target spec version: a MUST check failed (or was not judged: skipped, errored,
   timed out, flaky) in a case of that area at or below the claimed level. A runtime that claims
   nothing fails on any MUST check. SHOULD and MAY failures are findings, shown, never fatal;
+  an adapter fault (errored, timed out, flaky) is no finding and counts at any requirement;
 - with ``strict``, every check counts: any case that did not pass, at any requirement, in any
   area, fails the run (the reference's own CI runs so);
 - with ``require_level`` N, the headline level must also reach N, which a partial selection
@@ -35,6 +36,9 @@ def verdicts(results: Iterable[CaseResult]) -> list[CaseVerdict]:
 
 
 Status = Literal["passed", "failed", "incomplete"]
+
+FAULTS = frozenset({"errored", "timeout", "flaky"})
+"""Outcomes that fail the run at any requirement: the runtime gave no answer to judge."""
 
 
 @dataclass(frozen=True)
@@ -96,11 +100,13 @@ class Judgement:
 
 def counted(verdict: CaseVerdict, levels: LevelReport, *, strict: bool = False) -> bool:
     """Whether a case that did not pass fails the run (R14): with ``strict``, any such case;
-    else one failing a MUST check in a claimed area at or below its claimed level (in any
-    area when the runtime claims none)."""
+    else one failing a MUST check, or faulting (:data:`FAULTS`) at any requirement, in a
+    claimed area at or below its claimed level (in any area when the runtime claims none)."""
     if strict:
         return not verdict.passed
-    if verdict.checks.get("MUST", True):
+    # A fault is no choice an RFC allows: the runtime crashed, hung or flipped, so the case
+    # was never judged, whatever its requirement.
+    if verdict.outcome not in FAULTS and verdict.checks.get("MUST", True):
         return False
     claims = levels.claims
     if not any(area.area in claims for area in levels.areas):
