@@ -980,7 +980,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "workflow.validation.orchestration-invalid", _set("orchestration", "Internal"),
     ),
     Mutation(
-        "workflow version 3", _W, "workflow-version-unsupported", "MUST",
+        "workflow version 3", _W, "workflow-version-unsupported", "MAY",
         "workflow.validation.workflow-version-3", _version(3),
     ),
     Mutation(
