@@ -30,25 +30,43 @@ _SLOT = re.compile(r"\{\{\s*artifacts\.([A-Za-z0-9_-]+)\s*\}\}")
 
 
 def loads(text: str, format: str = "json") -> dict[str, Any]:
-    """Read pack text: JSON with the standard library, YAML with PyYAML.
+    """Read pack text: JSON with the standard library, YAML with PyYAML; a key twice in one
+    mapping is an error in both (artifact names, events and states are keys).
 
     Raises:
-        PackError: the text does not parse, or is not a mapping.
+        PackError: the text does not parse, repeats a key, or is not a mapping.
     """
     if format == "json":
         try:
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=_unique_keys)
         except ValueError as error:
             raise PackError(f"the pack is not JSON: {error}") from None
     else:
         import yaml  # noqa: PLC0415 (only YAML packs need PyYAML)
 
+        class UniqueKeyLoader(yaml.SafeLoader):
+            def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+                pairs = [
+                    (self.construct_object(k, deep=deep), self.construct_object(v, deep=deep))
+                    for k, v in node.value
+                ]
+                return _unique_keys(pairs)
+
         try:
-            data = yaml.safe_load(text)
+            data = yaml.load(text, Loader=UniqueKeyLoader)  # a SafeLoader: no tags run
         except yaml.YAMLError as error:
             raise PackError(f"the pack is not YAML: {error}") from None
     if not isinstance(data, dict):
         raise PackError("a pack is a mapping")
+    return data
+
+
+def _unique_keys(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    data: dict[Any, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise PackError(f"the key {key!r} appears twice in one mapping")
+        data[key] = value
     return data
 
 
