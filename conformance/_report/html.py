@@ -988,6 +988,7 @@ header{padding-top:.6rem}
 h1{font-size:1.25rem}
 .verdict{padding:.5rem .7rem}
 .verdict .word{font-size:1.3rem}
+table.levels{font-size:.8rem}
 .levels th,.levels td{padding:.3rem .3rem}
 .levels .name{display:block}
 .levels thead small,.levels td small{display:block}

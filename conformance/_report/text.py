@@ -95,10 +95,10 @@ def wrap(items: Sequence[str], indent: str = "  ") -> list[str]:
 
 
 def render_group(group: FailureGroup, header: RunHeader | None = None) -> list[str]:
-    """One group of parts that did not pass: each part on its own (message below it, then the
-    statement that requires what failed and the commands that rerun it), or, for
-    :data:`~conformance._report.groups.GROUP_MIN` parts or more, the cause once, the statement,
-    and every part after it."""
+    """One group of parts that did not pass: each part on its own (message below it, then why it
+    was expected to fail, the statement that requires what failed, the commands that rerun it), or,
+    for :data:`~conformance._report.groups.GROUP_MIN` parts or more, the cause once, the
+    statement, and every part after it."""
     tag = group.tag.upper()
     expected = [f"  expected: {terminal(group.expected)}"] if group.expected is not None else []
     if not group.grouped:
@@ -109,10 +109,10 @@ def render_group(group: FailureGroup, header: RunHeader | None = None) -> list[s
                 f"({record.area} L{record.level} {record.requirement})"
             )
             lines.append(f"  {terminal(record.message)}")
+            lines.extend(expected)
             lines.extend(f"  why: {terminal(line)}" for line in why_lines(record, limit=1))
             if header is not None and record.outcome != "skipped":
                 lines.extend(f"  rerun: {terminal(line)}" for line in rerun_lines(header, record))
-            lines.extend(expected)
         return lines
     return [
         f"{tag} {len(group.records)} parts ({group.area} {group.scope()}): {terminal(group.cause)}",

@@ -71,6 +71,8 @@ class _EagerBudgetSession(SessionWrapper):
         if state["status"] == "active" and reached:
             state["status"] = "budget_exhausted"
             state["available_events"] = []
+            if "turn" in state:  # an ended workflow hands the turn back, as the reference's does
+                state["turn"] = "user"
         return state
 
 
@@ -293,6 +295,8 @@ class _VisitLimitSession(SessionWrapper):
         if state["status"] == "active" and self._limit is not None and visits >= self._limit:
             state["status"] = "budget_exhausted"
             state["available_events"] = []
+            if "turn" in state:  # an ended workflow hands the turn back, as the reference's does
+                state["turn"] = "user"
         return state
 
 

@@ -157,11 +157,12 @@ def test_the_badge_of_the_reference(
 
 
 BADGES = {
-    "claimed areas only": ("fakes:ValidatesOnly", None, "level 0 of 2", "orange"),
-    "one area": ("fakes:ValidatesOnly", "workflow", "level 1 of 2", "yellowgreen"),
-    "below level 0": ("fakes:RejectsWorkflows", None, "below level 0", "red"),
+    "claimed areas only": ("fakes:ValidatesOnly", None, "level 0 of 2 (failed)", "red"),
+    "one area": ("fakes:ValidatesOnly", "workflow", "level 1 of 2 (failed)", "red"),
+    "below level 0": ("fakes:RejectsWorkflows", None, "below level 0 (failed)", "red"),
 }
-"""adapter, --area, the message and colour of its badge"""
+"""adapter, --area, the message and colour of its badge: a run whose verdict fails is red and
+says so, whatever level it reached (R14)"""
 
 
 @pytest.mark.parametrize("name", sorted(BADGES))
@@ -198,5 +199,5 @@ def test_area_goes_with_the_badge_and_must_exist(
     assert report(path, "--format", "badge", "--area", "elsewhere") == 2
     assert capsys.readouterr().err == (
         "ppconf: error: the report has no area 'elsewhere'; its areas: workflow, loops, "
-        "compositions, control, state-agents\n"
+        "compositions, control, state-agents, extensions, providers\n"
     )

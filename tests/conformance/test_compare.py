@@ -40,6 +40,21 @@ def not_passing(path: Path) -> set[tuple[str, str]]:
     return {(r.case, r.part) for r in read_report(path).records if not r.passed}
 
 
+def worse(old: Path, new: Path) -> set[tuple[str, str]]:
+    """The parts that pass in OLD and not in NEW, and those with a check (a MAY one in a passing
+    part, say) that passes in OLD and not in NEW."""
+    failing = {
+        (r.case, r.part, c.id) for r in read_report(new).records for c in r.checks if not c.passed
+    }
+    checks_worse = {
+        (r.case, r.part)
+        for r in read_report(old).records
+        for c in r.checks
+        if c.passed and (r.case, r.part, c.id) in failing
+    }
+    return (not_passing(new) - not_passing(old)) | checks_worse
+
+
 def keys(changes: Any) -> set[tuple[str, str]]:
     return {(c.record.case, c.record.part) for c in changes}
 
@@ -57,14 +72,14 @@ def test_a_broken_runtime_regresses_and_its_fix_is_a_fix(
     old: str, new: str, report_file: ReportFiles, capsys: pytest.CaptureFixture[str]
 ) -> None:
     old_path, new_path = report_file(old), report_file(new)
-    broken = not_passing(new_path) - not_passing(old_path)
+    broken = worse(old_path, new_path)
     assert broken, "the broken runtime must fail parts the other passes"
 
     status, out = run_compare(old_path, new_path, capsys)
     comparison = compare(read_report(old_path), read_report(new_path))
     assert status == 1
     assert keys(comparison.regressions) == broken
-    assert keys(comparison.fixes) == not_passing(old_path) - not_passing(new_path)
+    assert keys(comparison.fixes) == worse(new_path, old_path)
     assert out.splitlines()[-1].startswith(f"{len(broken)} regression")
     assert out.splitlines()[-1].endswith(", 0 new cases, 0 removed cases")
     regressions = out.split("REGRESSIONS")[1]
@@ -78,7 +93,7 @@ def test_a_broken_runtime_regresses_and_its_fix_is_a_fix(
     status, back = run_compare(new_path, old_path, capsys)
     reverse = compare(read_report(new_path), read_report(old_path))
     assert keys(reverse.fixes) == broken
-    assert keys(reverse.regressions) == not_passing(old_path) - not_passing(new_path)
+    assert keys(reverse.regressions) == worse(new_path, old_path)
     assert status == (1 if reverse.regressions else 0)
     assert "fixes (" in back
 
@@ -228,11 +243,13 @@ def test_a_different_catalog_or_spec_version_is_said_first(
     status, out = run_compare(source, other, capsys)
     assert status == 1
     failed = [line for line in out.splitlines() if line.startswith("FAILED: ")]
+    header = read_report(source).header
+    cases = header.catalog_cases
     assert failed == [
         "FAILED: NEW assessed spec version 1.8, OLD 1.9: their cases and levels differ by "
         "design; compare reports of one spec version, or pass --allow spec-version",
-        f"FAILED: NEW ran another catalog than OLD (sha256:{'0' * 32}, 593 cases; OLD "
-        f"{read_report(source).header.catalog_hash}, 593 cases); rerun OLD with this catalog, "
+        f"FAILED: NEW ran another catalog than OLD (sha256:{'0' * 32}, {cases} cases; OLD "
+        f"{header.catalog_hash}, {cases} cases); rerun OLD with this catalog, "
         "or pass --allow catalog",
     ]
 
@@ -263,8 +280,9 @@ def test_an_unfinished_new_report_fails_the_comparison(
     cut.write_text("".join(source.read_text("utf-8").splitlines(keepends=True)[:kept]), "utf-8")
     status, out = run_compare(source, cut, capsys)
     assert status == 1
+    parts = len(read_report(source).records)
     assert out.splitlines()[-1] == (
-        f"FAILED: NEW is the report of a run that did not finish ({kept - 1} of 679 parts, no "
+        f"FAILED: NEW is the report of a run that did not finish ({kept - 1} of {parts} parts, no "
         "summary): a crashed, killed or timed-out run proves nothing; run again, or pass "
         "--allow unfinished"
     )

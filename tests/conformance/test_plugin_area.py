@@ -49,6 +49,8 @@ def test_areas_left_out_are_not_assessed(
         "compositions": "not assessed",
         "control": "not assessed",
         "state-agents": "not assessed",
+        "extensions": "not assessed",
+        "providers": "not assessed",
         "headline": "1",
         "headline areas": "workflow, loops",  # what ValidatesOnly claims
     }
@@ -77,7 +79,7 @@ def test_an_area_without_cases_in_the_catalog(
         [
             "spec version 1.9; PARTIAL selection: *",
             "headline level: not assessed (over the claimed areas: workflow, loops, compositions, "
-            "control, state-agents)",
+            "control, state-agents, extensions, providers)",
         ]
     )
 

@@ -39,9 +39,12 @@ def test_a_catalog_of_ones_own(
         "compositions": "not assessed",
         "control": "not assessed",
         "state-agents": "not assessed",
+        "extensions": "not assessed",
+        "providers": "not assessed",
         "headline": "0",
         # what the reference claims
-        "headline areas": "workflow, loops, compositions, control, state-agents",
+        "headline areas": "workflow, loops, compositions, control, state-agents, extensions, "
+        "providers",
     }
 
 

@@ -102,8 +102,8 @@ def test_an_unlisted_failure_still_fails(
     result.assert_outcomes(passed=2, failed=1, xfailed=1)  # load, mixed's load; run; mixed's run
     result.stdout.fnmatch_lines(
         [
-            "FAILED: 1 case(s) in the claimed areas (loops, workflow) did not pass and are not in "
-            "the expected failures"
+            "FAILED: 1 case(s) failed in the claimed areas, up to the claimed levels (loops 2, "
+            "workflow 2) and are not in the expected failures"
         ]
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -80,6 +80,8 @@ def test_levels_are_computed_from_what_ran(
         "compositions": "not assessed",
         "control": "not assessed",
         "state-agents": "not assessed",
+        "extensions": "not assessed",
+        "providers": "not assessed",
         "headline": "0",
         "headline areas": "workflow, loops",  # what ValidatesOnly claims
     }

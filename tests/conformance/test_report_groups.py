@@ -119,13 +119,15 @@ def test_parts_sharing_a_cause_are_one_entry_with_every_case_id() -> None:
     report = report_of(*(record(case, REFUSED, level=0) for case in ids))
     text = render_text(report)
     cause = "the runtime refused a pack it must load: unknown field 'workflow' in pack"
-    assert text.count(cause) == 1
+    failures, summary = text.split("\nspec version ")
+    assert failures.count(cause) == 1
+    assert summary.count(f"  top cause: {len(ids)} cases: {cause}") == 1  # under the level table
     assert f"FAILED {len(ids)} parts (workflow L0 MUST): {cause}" in text
     for case in ids:
         assert f"{case} [go]" in text
         assert case in render_markdown(report)
     markdown = render_markdown(report)
-    assert markdown.count(cause) == 1
+    assert markdown.split("## Parts that did not pass")[1].count(cause) == 1
     assert f"- **failed**, {len(ids)} parts (L0 MUST): {cause}" in markdown
     details = markdown.split("<details><summary>")[1]
     assert details.startswith(f"the {len(ids)} parts ({len(ids)} cases)</summary>")
@@ -211,12 +213,13 @@ def test_a_runtime_refusing_every_pack_shows_the_cause_once_per_area(
     # Once per area, where enough parts share the cause to group them; else once per part.
     shown = sum(1 if count >= GROUP_MIN else count for count in counts.values())
     assert 1 < shown < len(refused)
-    assert text.count(cause) == shown
-    assert markdown.count(cause) == shown
+    failures = text.split("\nspec version ")[0]
+    assert failures.count(cause) == shown
+    assert markdown.split("## Parts that did not pass")[1].count(cause) == shown
     for area, count in counts.items():
         if count >= GROUP_MIN:
             assert re.search(
-                rf"^FAILED {count} parts \({area} L[-0-9]+ MUST\): {re.escape(cause)}$",
+                rf"^FAILED {count} parts \({area} L[-0-9]+ [A-Z/]+\): {re.escape(cause)}$",
                 text,
                 re.M,
             )
