@@ -30,8 +30,9 @@ from hypothesis.errors import Flaky
 
 from conformance import strategies
 from conformance._adapter import Adapter
+from conformance._cases import Case
 from conformance._contract import AREAS as CONTRACT_AREAS
-from conformance._fuzz.judge import FuzzFinding, Verdict, judge
+from conformance._fuzz.judge import FuzzFinding, Verdict, as_case, judge
 from conformance._fuzz.oracle import Expected, expect_invalid, expect_run
 from conformance._runner import Runner
 
@@ -306,29 +307,51 @@ def _round(
     from the failing one in one example only, and the others need not run again."""
 
     def run(batch: list[Example]) -> None:
+        # Each example's calls go to the adapter before the next example's oracle runs, and
+        # are judged after it: a runtime behind the protocol works meanwhile (see
+        # Runner.prefetch). Examples are still judged one by one, in order.
+        ahead: tuple[str, Expected, Case] | None = None
         for example in batch:
             if not result.found_after and (
-                (wanted is not None and tally.examples >= wanted)
+                (wanted is not None and tally.examples + (ahead is not None) >= wanted)
                 or (deadline is not None and time.perf_counter() >= deadline)
             ):
-                return  # enough: let Hypothesis draw the rest of the round without running it
+                break  # enough: let Hypothesis draw the rest of the round without running it
             key = _key(example) if result.found_after else ""
             if key in passed:
                 continue
             start = time.perf_counter()
-            expected = expect(example)
-            verdict = judge(runner, expected)
+            try:
+                expected = expect(example)
+            except BaseException:
+                if ahead is not None:
+                    settle(*ahead)  # what would have been found before
+                raise
             result.running += time.perf_counter() - start
-            if result.found_after:
-                result.shrink_runs += 1
-            else:
-                tally.add(expected, verdict)
-            if verdict.finding is not None:
-                if not result.found_after:
-                    result.found_after = tally.examples
-                raise _Found(verdict.finding)
-            if key:
-                passed.add(key)
+            if ahead is not None:
+                settle(*ahead)
+            start = time.perf_counter()
+            case = as_case(expected)
+            runner.prefetch(case)
+            ahead = (key, expected, case)
+            result.running += time.perf_counter() - start
+        if ahead is not None:
+            settle(*ahead)
+
+    def settle(key: str, expected: Expected, case: Case) -> None:
+        start = time.perf_counter()
+        verdict = judge(runner, expected, case)
+        result.running += time.perf_counter() - start
+        if result.found_after:
+            result.shrink_runs += 1
+        else:
+            tally.add(expected, verdict)
+        if verdict.finding is not None:
+            if not result.found_after:
+                result.found_after = tally.examples
+            raise _Found(verdict.finding)
+        if key:
+            passed.add(key)
 
     # @seed also turns the example database off; settings applied after it turn it back on,
     # so a seeded run still tries the failures saved before first.
