@@ -27,6 +27,12 @@ def add_adapter_parsers(commands: Any) -> None:
         default=REFERENCE,
         help="a Python adapter to serve instead of the reference",
     )
+    serve.add_argument(
+        "--no-scripts",
+        dest="scripts",
+        action="store_false",
+        help="do not offer run_script: the kit then sends one request per step",
+    )
     serve.set_defaults(handler=_serve)
 
     check = commands.add_parser(
@@ -42,7 +48,7 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
     # Whatever the served code prints must not reach the protocol stream.
     sys.stdout = sys.stderr
     adapter = load_adapter(args.adapter)  # an AdapterError is reported by main()
-    return Server(adapter).serve(sys.stdin.buffer, protocol_out)
+    return Server(adapter, scripts=args.scripts).serve(sys.stdin.buffer, protocol_out)
 
 
 def _smoke(args: argparse.Namespace, out: TextIO) -> int:

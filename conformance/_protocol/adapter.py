@@ -264,7 +264,7 @@ class _Replay:
             except AdapterGaveUp:
                 raise
             except (AdapterFault, Rejected, PackRejected, Unsupported) as error:
-                self.failed = ScriptIncomplete(f"run_script failed: {error}")
+                self.failed = self._incomplete(f"run_script failed as a whole: {error}")
                 raise self.failed from None
             self.answers = answers
         return self.answers
@@ -280,11 +280,17 @@ class _Replay:
             self.next += 1  # a state the kit did not read
         index = self.next
         if index >= len(requests) or requests[index] != asked:
-            raise ScriptIncomplete(f"the calls left the script at request {index + 1} ({op!r})")
+            raise self._incomplete(f"the calls left the script at request {index + 1} ({op!r})")
         if index >= len(answers):
-            raise ScriptIncomplete(f"run_script did not answer request {index + 1} ({op!r})")
+            raise self._incomplete(f"run_script did not answer request {index + 1} ({op!r})")
         self.next += 1
         return self.client.answer(op, answers[index])
+
+    def _incomplete(self, reason: str) -> ScriptIncomplete:
+        """Why the calls go one at a time after all, told to the transcript too (nothing else
+        shows it: the judgement is the same)."""
+        self.client.note(f"{reason}; the calls go one request at a time")
+        return ScriptIncomplete(reason)
 
 
 class _Scripted(SubprocessAdapter):

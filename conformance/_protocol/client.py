@@ -386,6 +386,11 @@ class ProtocolClient:
                 f"the kit cannot send request {message['id']} ({message['op']!r}): {error}"
             ) from None
 
+    def note(self, text: str) -> None:
+        """Write ``text`` to the transcript as a comment line (``# ``), for a reader of it."""
+        if self.transcript is not None:
+            self.transcript.write("# " + text.replace("\n", " ") + "\n")
+
     def _transcribe(self, line: bytes) -> None:
         if self.transcript is not None:
             self.transcript.write("< " + line.decode("utf-8", errors="replace").rstrip("\n") + "\n")
