@@ -16,3 +16,17 @@ def median_seconds(action: Callable[[], object], repeat: int) -> float:
         action()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+def alternating_seconds(
+    first: Callable[[], object], second: Callable[[], object], repeat: int
+) -> tuple[list[float], list[float]]:
+    """The wall times of ``repeat`` calls of each of two actions, called in turn, so that a
+    machine busy with other work slows both alike (pair them up for ratios)."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeat):
+        for action, kept in ((first, times[0]), (second, times[1])):
+            start = time.perf_counter()
+            action()
+            kept.append(time.perf_counter() - start)
+    return times

@@ -277,6 +277,36 @@ class TurnSession(Protocol):
         ...
 
 
+Call = tuple[str, Mapping[str, Any]]
+"""One call of a script: the name of an adapter method (``validate``, ``start``,
+``run_composition``) or of a session method (``send``, ``state``, ``record_tool_calls`` ...),
+and its keyword arguments (never the pack)."""
+
+
+@runtime_checkable
+class ScriptingAdapter(Protocol):
+    """Optional: a runtime that answers a whole scenario at once (one round trip, for a runtime
+    behind a process boundary, instead of one per step).
+
+    The kit hands over every call it may make on one pack, in order, before it makes any:
+    ``validate``, ``start`` (with ``at_state`` or ``agent``), the session's methods
+    (``send``, ``state`` after each step whose expectations read it ...) and
+    ``run_composition``. The answer is an adapter whose methods and sessions give, call by
+    call, what the runtime answered (refusals and faults raised where they happened). The kit
+    judges each step after it as usual: it may stop before the end and skip a listed
+    ``state``; it never makes a call that is not listed. A call the answer cannot give raises
+    :class:`~conformance._errors.ScriptIncomplete`: the kit then makes the calls one at a time.
+    """
+
+    def scripted(self, pack: PackInput, calls: Sequence[Call]) -> Adapter | None:
+        """The answers to ``calls`` on ``pack`` (``None``: make them one at a time after all).
+
+        The work may go on after this returns: the kit may do other things before its first
+        call on the answer.
+        """
+        ...
+
+
 @runtime_checkable
 class Closable(Protocol):
     """Optional, for adapters and sessions: free what they hold when the kit is done."""

@@ -31,17 +31,27 @@ from typing import Any, NoReturn, TypeVar, cast
 from conformance._adapter import (
     Adapter,
     AdapterSession,
+    Call,
     Capabilities,
     Closable,
     CompositionAdapter,
     CompositionSession,
     PackInput,
+    ScriptingAdapter,
     StateStartingAdapter,
     Terminable,
     TimesOutItself,
     TurnSession,
 )
-from conformance._errors import AdapterError, AdapterFault, PackRejected, Rejected, Unsupported
+from conformance._errors import (
+    AdapterError,
+    AdapterFault,
+    AdapterGaveUp,
+    KitError,
+    PackRejected,
+    Rejected,
+    Unsupported,
+)
 from conformance._stopping import wait_for
 
 T = TypeVar("T")
@@ -265,6 +275,34 @@ class Guard:
         except BaseException as error:
             _blame("run_composition()", error)
         return _checked_mapping(result, "run_composition()", "a result {status, output, ...}")
+
+    @property
+    def scripts(self) -> bool:
+        """Whether the adapter may answer a whole scenario at once (:meth:`scripted`)."""
+        return conforms(self.adapter, ScriptingAdapter)
+
+    def scripted(self, pack: PackInput, calls: Sequence[Call]) -> Guard | None:
+        """The adapter as it answers ``calls`` on ``pack`` all at once (see
+        :class:`~conformance._adapter.ScriptingAdapter`), guarded as this one; ``None`` to make
+        the calls one at a time: the adapter does not answer scripts, or this one could not be
+        sent (a value that is not JSON, say: the call that carries it says so). Making the
+        calls on the answer raises ``ScriptIncomplete`` where the calls must be made one at a
+        time after all, so that answering scripts changes nothing that is judged.
+
+        Raises:
+            AdapterGaveUp: the adapter cannot be started any more.
+        """
+        if not self.scripts:
+            return None
+        try:
+            replay = cast(ScriptingAdapter, self.adapter).scripted(pack.fresh(), calls)
+        except AdapterGaveUp:
+            raise
+        except (AdapterFault, Rejected, PackRejected, Unsupported, KitError):
+            return None
+        except BaseException as error:
+            _blame("scripted()", error)
+        return None if replay is None else Guard(replay, self.timeout)
 
     def close(self) -> None:
         """Let an adapter that holds a process or other resources go; never raises."""

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from conformance._adapter import Adapter
+from conformance._adapter import Adapter, Call
 from conformance._boundary import Guard, PartTimeout, Reported
 from conformance._cases import (
     PART_NAMES,
@@ -36,13 +36,23 @@ from conformance._cases import (
 )
 from conformance._checks import Check, weaker
 from conformance._contract import Requirement
-from conformance._errors import AdapterFault, AdapterGaveUp, PackRejected, Rejected, Unsupported
+from conformance._errors import (
+    AdapterFault,
+    AdapterGaveUp,
+    PackRejected,
+    Rejected,
+    ScriptIncomplete,
+    Unsupported,
+)
 from conformance._matchers import Mismatch, missing
 from conformance._statements import POINTER, code_requirement, code_statement
 from conformance._steps import (
     ADVISORY,
     OBSERVATIONS,
+    AnyOf,
     Context,
+    Expect,
+    Expectation,
     Miss,
     Observation,
     Observed,
@@ -153,6 +163,7 @@ class Runner:
         self.guard = Guard(adapter, timeout)
         self.timeout = timeout
         self.repeat = repeat
+        self._ahead: _Ahead | None = None
 
     def run(self, case: Case) -> CaseResult:
         """Run every part of a case."""
@@ -170,10 +181,42 @@ class Runner:
                 on_result(result)
         return results
 
+    def prefetch(self, case: Case) -> None:
+        """Send the calls of the case's validation and of its first scenario to the adapter
+        now, all at once, if it answers scripts (see ``ScriptingAdapter``) and each part runs
+        once: running those parts next, in order, judges them on the answers. For a caller
+        with other work to do meanwhile (the fuzzer computes its next example); what is judged
+        is the same as without it."""
+        self._ahead = None
+        names = case.parts
+        if self.repeat != 1 or not self.guard.scripts or names[:1] != ["validation"]:
+            return
+        calls: list[Call] = [("validate", {})]
+        parts = names[:1]
+        if len(names) > 1:
+            scenario = next(s for s in case.scenarios if s.name == names[1])
+            scenario_calls = _calls(scenario)
+            if scenario_calls is not None:
+                calls.extend(scenario_calls)
+                parts.append(scenario.name)
+        scripted = self.guard.scripted(case.pack, calls)
+        if scripted is not None:
+            self._ahead = _Ahead(case, parts, scripted)
+
+    def _scripted_for(self, case: Case, part: str) -> Guard | None:
+        """The answers :meth:`prefetch` got for this part, if it is the next one they hold."""
+        ahead = self._ahead
+        if ahead is None or ahead.case is not case or ahead.parts[:1] != [part]:
+            self._ahead = None
+            return None
+        ahead.parts.pop(0)
+        return ahead.scripted
+
     def run_part(self, case: Case, part: str) -> PartResult:
         """Run one part (``load``, ``validation`` or a scenario name) of a case, ``repeat``
         times."""
-        runs = [self._run_once(case, part) for _ in range(self.repeat)]
+        scripted = self._scripted_for(case, part)
+        runs = [self._run_once(case, part, scripted) for _ in range(self.repeat)]
         first = runs[0]
         duration = sum(r.duration for r in runs)
         different = [r for r in runs[1:] if _signature(r) != _signature(first)]
@@ -183,12 +226,12 @@ class Runner:
         checks = tuple(c.failed_as(message) for c in first.checks)
         return PartResult(part, "flaky", message, duration, checks)
 
-    def _run_once(self, case: Case, part: str) -> PartResult:
+    def _run_once(self, case: Case, part: str, scripted: Guard | None = None) -> PartResult:
         planned = planned_checks(case, part)
         start = time.perf_counter()
         outcome: Outcome
         try:
-            checks = self.guard.within(lambda: _judge_part(case, part, self.guard))
+            checks = self.guard.within(lambda: _judge_part(case, part, self.guard, scripted))
         except Unsupported as unsupported:
             outcome, message = "skipped", f"unsupported by the runtime: {unsupported.reason}"
         except AdapterGaveUp:
@@ -260,25 +303,48 @@ def _differences(runs: list[PartResult]) -> str:
     return "; ".join(changed) or "the checks differed"
 
 
-def _judge_part(case: Case, part: str, guard: Guard) -> tuple[Check, ...]:
+@dataclass
+class _Ahead:
+    """What :meth:`Runner.prefetch` sent: the case, its parts the answers hold (in order), and
+    the adapter as it answers them."""
+
+    case: Case
+    parts: list[str]
+    scripted: Guard
+
+
+def _judge_part(
+    case: Case, part: str, guard: Guard, scripted: Guard | None = None
+) -> tuple[Check, ...]:
+    """The checks of a part, run on ``guard``, or on ``scripted`` (answers to calls made
+    ahead) as far as they go."""
     statements = case.statements_of(part)
     if part == "load":
         return (_run_load(case, guard, statements),)
     if part == "validation":
         assert case.validation is not None
         try:
-            reported = guard.validate(case.pack)
+            reported = _validate(case, guard, scripted)
         except PackRejected:
             # A runtime whose loader refuses the pack has judged it invalid (its codes and
             # pointers, which it gave none of, fail as the weaker checks they are).
             reported = [("error", PACK_REFUSED, None)]
         return tuple(judge_validation(case.validation, reported, case.requirement, statements))
     scenario = next(s for s in case.scenarios if s.name == part)
-    return _run_scenario(case, scenario, guard, statements)
+    return _run_scenario(case, scenario, guard, statements, scripted)
 
 
 PACK_REFUSED = "pack-rejected"
 """What a validation part records for a runtime that refused to load the pack at all."""
+
+
+def _validate(case: Case, guard: Guard, scripted: Guard | None) -> list[Reported]:
+    if scripted is not None:
+        try:
+            return scripted.validate(case.pack)
+        except ScriptIncomplete:
+            pass  # the calls go one at a time
+    return guard.validate(case.pack)
 
 
 def planned_checks(case: Case, part: str) -> tuple[Check, ...]:
@@ -548,6 +614,27 @@ def _line(case: Case, pointer: str) -> int | None:
 
 
 def _run_scenario(
+    case: Case,
+    scenario: Scenario,
+    guard: Guard,
+    statements: tuple[str, ...],
+    scripted: Guard | None = None,
+) -> tuple[Check, ...]:
+    # The whole scenario in one go, when the adapter can (one round trip through the
+    # protocol), judged on its answers call by call as below; when they run out before the
+    # judging does, or the script failed as a whole, the calls are made one at a time.
+    if scripted is None and guard.scripts:
+        calls = _calls(scenario)
+        scripted = None if calls is None else guard.scripted(case.pack, calls)
+    if scripted is not None:
+        try:
+            return _run_calls(case, scenario, scripted, statements)
+        except ScriptIncomplete:
+            pass
+    return _run_calls(case, scenario, guard, statements)
+
+
+def _run_calls(
     case: Case, scenario: Scenario, guard: Guard, statements: tuple[str, ...]
 ) -> tuple[Check, ...]:
     script = _Script(case, scenario, statements)
@@ -579,6 +666,53 @@ def _run_scenario(
         if context.session is not None:
             context.session.close()
     return script.checks(None)
+
+
+_CALLS = {
+    "event": ("send", ("event", "source")),
+    "set_artifact": ("set_artifact", ("name", "value")),
+    "tool_calls": ("record_tool_calls", ("count",)),
+    "advance_clock": ("advance_clock", ("seconds",)),
+    "run_state": ("run_state", ("input", "mocks")),
+    "agent_text": ("agent_text", ("text",)),
+    "user_turn": ("user_turn", ()),
+    "run_composition": ("run_composition", ("name", "input", "mocks")),
+}
+"""Step kind -> the call :func:`_run_step` makes for it, and the step arguments it passes."""
+
+
+def _calls(scenario: Scenario) -> list[Call] | None:
+    """Every call :func:`_run_calls` may make, in order: the start, each step's, the session
+    data after each step whose expectations read it, and at the end for ``final``; ``None``
+    when a step's call depends on an earlier answer (``snapshot_restore``)."""
+    calls: list[Call] = [("start", _start_of(scenario))] if scenario.needs_session else []
+    for step in scenario.steps:
+        if step.kind not in _CALLS:
+            return None
+        name, keys = _CALLS[step.kind]
+        calls.append((name, {key: getattr(step, key) for key in keys}))
+        if scenario.needs_session and _reads_state(step.expectation):
+            calls.append(("state", {}))
+    if scenario.final is not None:
+        calls.append(("state", {}))
+    return calls
+
+
+def _reads_state(expectation: Expectation) -> bool:
+    """Whether judging the expectation may read the session data (an unread answer of the
+    script is skipped, so a state asked for and not read costs nothing more)."""
+    alternatives = expectation.alternatives if isinstance(expectation, AnyOf) else (expectation,)
+    return any(isinstance(a, Expect) and bool(a.observations) for a in alternatives)
+
+
+def _start_of(scenario: Scenario) -> dict[str, str]:
+    """How :func:`_start` starts the scenario's session (as ``Guard.start`` passes it on)."""
+    start = {}
+    if scenario.start_state is not None:
+        start["at_state"] = scenario.start_state
+    if scenario.start_agent is not None:
+        start["agent"] = scenario.start_agent
+    return start
 
 
 def _start(script: _Script, guard: Guard, context: Context) -> bool:

@@ -23,8 +23,11 @@ from conformance._adapter import (
 )
 from conformance._errors import PackRejected, Rejected, Unsupported
 from conformance._protocol.messages import (
+    FAULT_CODES,
     PACK_REJECTED,
     PROTOCOL_VERSION,
+    RUN_SCRIPT,
+    SCRIPT_OPS,
     ProtocolError,
     decode,
     encode,
@@ -41,10 +44,12 @@ class Server:
 
     Arguments:
         adapter: the runtime to serve.
+        scripts: offer ``run_script`` (declared in the ``hello`` answer's ``operations``).
     """
 
-    def __init__(self, adapter: Adapter) -> None:
+    def __init__(self, adapter: Adapter, *, scripts: bool = True) -> None:
         self.adapter = adapter
+        self.scripts = scripts
         self.sessions: dict[str, AdapterSession] = {}
         self._ids = itertools.count(1)
         self._ops: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
@@ -66,6 +71,8 @@ class Server:
             "user_turn": self.user_turn,
             "shutdown": lambda request: {},
         }
+        if scripts:
+            self._ops[RUN_SCRIPT] = self.run_script
 
     def serve(self, stdin: IO[bytes], stdout: IO[bytes]) -> int:
         """Answer requests until ``shutdown`` or end of input; return the exit status."""
@@ -97,28 +104,18 @@ class Server:
         if not valid_id or handler is None:
             message = "a request needs an integer id >= 0 and a known op"
             return _error(request_id if valid_id else None, "bad-request", message), False
-        try:
-            result = handler(request)
-        except Rejected as rejection:
-            return _error(request_id, rejection.code, rejection.message, rejection.limit), False
-        except PackRejected as rejection:
-            return _error(request_id, PACK_REJECTED, rejection.reason), False
-        except Unsupported as unsupported:
-            return {"id": request_id, "skipped": {"reason": unsupported.reason}}, False
-        except (_BadRequest, KeyError, TypeError, ValueError) as error:
-            return _error(request_id, "bad-request", f"{type(error).__name__}: {error}"), False
-        except Exception as error:
-            where = traceback.extract_tb(error.__traceback__)[-1]
-            message = f"{type(error).__name__}: {error} at {where.filename}:{where.lineno}"
-            return _error(request_id, "internal-error", message), False
-        return {"id": request_id, "ok": True, **result}, op == "shutdown"
+        outcome = _outcome(handler, request)
+        return {"id": request_id, **outcome}, op == "shutdown" and outcome.get("ok") is True
 
     # -- operations ----------------------------------------------------------------------------
 
     def hello(self, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("protocol") != PROTOCOL_VERSION:
             raise Rejected("protocol-unsupported", message=f"this server speaks {PROTOCOL_VERSION}")
-        return hello_answer(self.adapter.capabilities())
+        answer = hello_answer(self.adapter.capabilities())
+        if self.scripts:
+            answer["operations"] = [RUN_SCRIPT]
+        return answer
 
     def load(self, request: dict[str, Any]) -> dict[str, Any]:
         self.adapter.load(_pack(request))
@@ -205,6 +202,69 @@ class Server:
         del self.sessions[request["session"]]
         return {}
 
+    def run_script(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answer each of ``requests`` in order as if it came alone, on the pack of the script
+        and the session its ``start`` opened (closed at the end); stop after an answer that
+        is skipped, a fault, or a start that is not ok."""
+        pack, requests = request["pack"], request["requests"]
+        if not isinstance(requests, list) or not all(isinstance(r, dict) for r in requests):
+            raise _BadRequest("requests must be a list of request objects")
+        session: str | None = None
+        answers: list[dict[str, Any]] = []
+        try:
+            for step in requests:
+                answer = self._scripted(step, pack, session)
+                answers.append(answer)
+                ok = answer.get("ok") is True
+                if step.get("op") == "start" and ok:
+                    session = answer["session"]
+                elif not ok and (
+                    "skipped" in answer
+                    or step.get("op") == "start"
+                    or answer["error"].get("code") in FAULT_CODES
+                ):
+                    break
+        finally:
+            if session is not None:
+                self.sessions.pop(session, None)
+        return {"answers": answers}
+
+    def _scripted(self, step: dict[str, Any], pack: Any, session: str | None) -> dict[str, Any]:
+        """The answer to one request of a script."""
+        op = step.get("op")
+        if op not in SCRIPT_OPS:
+            return _failure(
+                "bad-request", f"a script holds only {', '.join(SCRIPT_OPS)}; not {op!r}"
+            )
+        if op in ("validate", "start", "run_composition"):
+            if op == "start" and session is not None:
+                return _failure("bad-request", "a script starts one session")
+            return _outcome(self._ops[op], {**step, "pack": pack})
+        if session is None:
+            return _failure("bad-request", f"{op!r} in a script before its start")
+        return _outcome(self._ops[op], {**step, "session": session})
+
+
+def _outcome(
+    handler: Callable[[dict[str, Any]], dict[str, Any]], request: dict[str, Any]
+) -> dict[str, Any]:
+    """A request's answer, without its id: ``ok`` with the results, an error, or skipped."""
+    try:
+        result = handler(request)
+    except Rejected as rejection:
+        return _failure(rejection.code, rejection.message, rejection.limit)
+    except PackRejected as rejection:
+        return _failure(PACK_REJECTED, rejection.reason)
+    except Unsupported as unsupported:
+        return {"skipped": {"reason": unsupported.reason}}
+    except (_BadRequest, KeyError, TypeError, ValueError) as error:
+        return _failure("bad-request", f"{type(error).__name__}: {error}")
+    except Exception as error:
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        message = f"{type(error).__name__}: {error} at {where.filename}:{where.lineno}"
+        return _failure("internal-error", message)
+    return {"ok": True, **result}
+
 
 def _pack(request: Mapping[str, Any]) -> PackInput:
     pack = request["pack"]
@@ -222,7 +282,11 @@ def _pack(request: Mapping[str, Any]) -> PackInput:
 def _error(
     request_id: int | None, code: str, message: str, limit: str | None = None
 ) -> dict[str, Any]:
+    return {"id": request_id, **_failure(code, message, limit)}
+
+
+def _failure(code: str, message: str, limit: str | None = None) -> dict[str, Any]:
     error: dict[str, Any] = {"code": code, "message": message}
     if limit is not None:
         error["limit"] = limit
-    return {"id": request_id, "ok": False, "error": error}
+    return {"ok": False, "error": error}

@@ -35,6 +35,12 @@ def add_adapter_parsers(commands: Any) -> None:
         default=REFERENCE,
         help="a Python adapter to serve instead of the reference",
     )
+    serve.add_argument(
+        "--no-scripts",
+        dest="scripts",
+        action="store_false",
+        help="do not offer run_script: the kit then sends one request per step",
+    )
     serve.set_defaults(handler=_serve)
 
     check = commands.add_parser(
@@ -54,7 +60,7 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
     # A server has no part of its own to finish: a stop signal ends it at once (the kit that
     # started it decides what its pending request means), with 128 + the signal.
     with stop_signals(at_once=True):
-        return Server(adapter).serve(sys.stdin.buffer, protocol_out)
+        return Server(adapter, scripts=args.scripts).serve(sys.stdin.buffer, protocol_out)
 
 
 def _smoke(args: argparse.Namespace, out: TextIO) -> int:

@@ -37,7 +37,8 @@ from hypothesis.errors import Flaky
 from conformance import strategies
 from conformance._adapter import Adapter
 from conformance._areas import AREAS as REGISTERED
-from conformance._fuzz.judge import FuzzFinding, Verdict, judge
+from conformance._cases import Case
+from conformance._fuzz.judge import FuzzFinding, Verdict, as_case, judge
 from conformance._fuzz.oracle import Expected, expect_invalid, expect_run
 from conformance._runner import Runner
 from conformance._stopping import STOP
@@ -374,38 +375,61 @@ def _round(
     total = len(result.found)
 
     def run(batch: list[Example]) -> None:
+        # Each example's calls go to the adapter before the next example's oracle runs, and
+        # are judged after it: a runtime behind the protocol works meanwhile (see
+        # Runner.prefetch). Examples are still judged one by one, in order.
+        ahead: tuple[str, Expected, Case] | None = None
         for example in batch:
             shrinking = shrink["found_after"] > 0
             STOP.raise_if_requested()  # a stop signal: between two examples
             if not shrinking and (
-                (wanted is not None and tally.examples >= wanted)
+                (wanted is not None and tally.examples + (ahead is not None) >= wanted)
                 or (deadline is not None and time.perf_counter() >= deadline)
             ):
-                return  # enough: let Hypothesis draw the rest of the round without running it
+                break  # enough: let Hypothesis draw the rest of the round without running it
             key = _key(example) if shrinking else ""
             if key in passed:
                 continue
             start = time.perf_counter()
-            expected = expect(example)
-            verdict = judge(runner, expected)
+            try:
+                expected = expect(example)
+            except BaseException:
+                if ahead is not None:
+                    settle(*ahead)  # what would have been found before
+                raise
             result.running += time.perf_counter() - start
-            if shrinking:
-                shrink["runs"] += 1
-            else:
-                tally.add(expected, verdict)
-            finding = verdict.finding
-            if finding is not None and finding.signature() in known:
-                finding = None  # found and kept already (--keep-going)
-            if progress is not None:
-                progress(tally.examples, total + (finding is not None or shrinking), shrinking)
-            if finding is not None:
-                if not shrinking:
-                    shrink["found_after"] = tally.examples
-                if finding.hung:
-                    raise _Hung(finding)
-                raise _Found(finding)
-            if key:
-                passed.add(key)
+            if ahead is not None:
+                settle(*ahead)
+            start = time.perf_counter()
+            case = as_case(expected)
+            runner.prefetch(case)
+            ahead = (key, expected, case)
+            result.running += time.perf_counter() - start
+        if ahead is not None:
+            settle(*ahead)
+
+    def settle(key: str, expected: Expected, case: Case) -> None:
+        shrinking = shrink["found_after"] > 0
+        start = time.perf_counter()
+        verdict = judge(runner, expected, case)
+        result.running += time.perf_counter() - start
+        if shrinking:
+            shrink["runs"] += 1
+        else:
+            tally.add(expected, verdict)
+        finding = verdict.finding
+        if finding is not None and finding.signature() in known:
+            finding = None  # found and kept already (--keep-going)
+        if progress is not None:
+            progress(tally.examples, total + (finding is not None or shrinking), shrinking)
+        if finding is not None:
+            if not shrinking:
+                shrink["found_after"] = tally.examples
+            if finding.hung:
+                raise _Hung(finding)
+            raise _Found(finding)
+        if key:
+            passed.add(key)
 
     # @seed also turns the example database off; settings applied after it turn it back on,
     # so a seeded run still tries the failures saved before first.

@@ -115,13 +115,15 @@ def as_case(expected: Expected) -> Case:
     )
 
 
-def judge(runner: Runner, expected: Expected) -> Verdict:
-    """Run the example's case on the runner's adapter; the first part that does not pass.
+def judge(runner: Runner, expected: Expected, case: Case | None = None) -> Verdict:
+    """Run the example's case (``as_case(expected)``, or ``case`` made by it, whose calls the
+    runner may have sent ahead) on the runner's adapter; the first part that does not pass.
 
     Raises:
         RuntimeError: the kit itself failed while judging (a bug to report).
     """
-    case = as_case(expected)
+    if case is None:
+        case = as_case(expected)
     unsupported = ""
     for part in case.parts:
         result = runner.run_part(case, part)

@@ -3,6 +3,10 @@
 :class:`SubprocessAdapter` is the kit's adapter interface on top of the protocol client: each
 operation is one request, and each answer's results are checked for the shape the kit reads.
 Expected results are never sent.
+
+When the adapter declares ``run_script`` in its ``hello``, a scenario known up front goes in
+one request (:meth:`SubprocessAdapter.scripted`): its answers are then handed out one call at a
+time, through the same checks, as the requests alone would have been answered.
 """
 
 from __future__ import annotations
@@ -12,14 +16,27 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
-from conformance._adapter import Capabilities, PackInput
-from conformance._errors import AdapterError, Unsupported
+from conformance._adapter import Call, Capabilities, PackInput
+from conformance._errors import (
+    AdapterError,
+    AdapterFault,
+    AdapterGaveUp,
+    KitError,
+    PackRejected,
+    Rejected,
+    ScriptIncomplete,
+    Unsupported,
+)
 from conformance._protocol.client import (
     DEFAULT_REQUEST_TIMEOUT,
     MAX_FAILED_STARTS,
+    Pending,
     ProtocolClient,
 )
-from conformance._protocol.messages import pack_message
+from conformance._protocol.messages import RUN_SCRIPT, SCRIPT_OPS, pack_message
+
+_WIRE_OPS = {"record_tool_calls": "tool_calls"}
+"""Calls whose request has another name than the session method."""
 
 
 class SubprocessAdapter:
@@ -34,6 +51,8 @@ class SubprocessAdapter:
             ``hello``) before every request raises ``AdapterGaveUp``.
         validate_protocol: check every request and response against the protocol schema.
         transcript: a text stream that gets every request (``> ``) and response (``< ``) line.
+        scripts: send a scenario known up front in one ``run_script`` request when the
+            adapter declares it (``False``: always one request per step).
 
     Raises:
         AdapterError: the command is empty, or a time limit is not usable.
@@ -51,7 +70,9 @@ class SubprocessAdapter:
         max_failed_starts: int = MAX_FAILED_STARTS,
         validate_protocol: bool = False,
         transcript: IO[str] | None = None,
+        scripts: bool = True,
     ) -> None:
+        self.scripts = scripts
         self.client = ProtocolClient(
             command,
             timeout=timeout,
@@ -88,17 +109,17 @@ class SubprocessAdapter:
         return self.client.capabilities()
 
     def load(self, pack: PackInput) -> None:
-        self.client.request("load", {"pack": pack_message(pack)})
+        self._request("load", {"pack": pack_message(pack)})
 
     def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
-        reply = self.client.request("validate", {"pack": pack_message(pack)})
+        reply = self._request("validate", {"pack": pack_message(pack)})
         diagnostics = reply.get("diagnostics")
         if not isinstance(diagnostics, list) or not all(isinstance(d, dict) for d in diagnostics):
             self.client.fault("validate answered without a diagnostics list")
         return diagnostics
 
     def start(self, pack: PackInput) -> SubprocessSession:
-        return self._session(self.client.request("start", {"pack": pack_message(pack)}))
+        return self._session(self._request("start", {"pack": pack_message(pack)}))
 
     def start_at(
         self, pack: PackInput, *, state: str | None = None, agent: str | None = None
@@ -109,22 +130,45 @@ class SubprocessAdapter:
             arguments["at_state"] = state
         if agent is not None:
             arguments["agent"] = agent
-        return self._session(self.client.request("start", arguments))
+        return self._session(self._request("start", arguments))
 
     def restore(self, pack: PackInput, snapshot: Any) -> SubprocessSession:
-        reply = self.client.request("restore", {"pack": pack_message(pack), "snapshot": snapshot})
+        reply = self._request("restore", {"pack": pack_message(pack), "snapshot": snapshot})
         return self._session(reply)
 
     def run_composition(
         self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
     ) -> Mapping[str, Any]:
         arguments = {"pack": pack_message(pack), "name": name, "input": input, "mocks": mocks}
-        return _result(self.client, self.client.request("run_composition", arguments))
+        return _result(self.client, self._request("run_composition", arguments))
+
+    def scripted(self, pack: PackInput, calls: Sequence[Call]) -> SubprocessAdapter | None:
+        """The calls in one ``run_script`` request, sent now, their answers read on the first
+        call and handed out one by one (:class:`~conformance._adapter.ScriptingAdapter`);
+        ``None`` when the adapter does not declare ``run_script`` (or ``scripts`` is off).
+
+        Raises:
+            AdapterFault, AdapterError, KitError: the request could not be sent.
+        """
+        if not self.scripts or RUN_SCRIPT not in self.client.operations():
+            return None
+        requests = [{"op": _WIRE_OPS.get(name, name), **arguments} for name, arguments in calls]
+        unknown = [r["op"] for r in requests if r["op"] not in SCRIPT_OPS]
+        if unknown:
+            raise KitError(f"a script cannot hold {unknown[0]!r}")
+        message = {"pack": pack_message(pack), "requests": requests}
+        return _Scripted(_Replay(self.client, self.client.send(RUN_SCRIPT, message), requests))
+
+    def _request(self, op: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        return self.client.request(op, arguments)
 
     def _session(self, reply: Mapping[str, Any]) -> SubprocessSession:
         session = reply.get("session")
         if not isinstance(session, str):
             self.client.fault("start answered without a session id")
+        return self._open(session)
+
+    def _open(self, session: str) -> SubprocessSession:
         return SubprocessSession(self.client, session)
 
 
@@ -183,6 +227,96 @@ class SubprocessSession:
         """Let the adapter forget the session (ignored if it does not support close)."""
         with contextlib.suppress(Unsupported):
             self._request("close")
+
+
+class _Replay:
+    """The answers of one ``run_script``, handed out in the order of its requests.
+
+    Each call must be the next request of the script, except that a ``state`` the kit did not
+    read is passed over; its answer goes through :meth:`ProtocolClient.answer`, as a request's
+    own answer does (refusals raised, faults killing the process). When the ``run_script``
+    failed as a whole, or holds no answer for the call (the adapter stopped early: after a
+    skipped or faulty ``state`` the kit did not read, say), the call raises
+    :class:`ScriptIncomplete`, and the kit makes its calls one at a time instead.
+    """
+
+    def __init__(self, client: ProtocolClient, pending: Pending, requests: list[Any]) -> None:
+        self.client = client
+        self.pending = pending
+        self.requests = requests
+        self.answers: list[dict[str, Any]] | None = None
+        self.failed: ScriptIncomplete | None = None
+        self.next = 0
+
+    def _answers(self) -> list[dict[str, Any]]:
+        if self.failed is not None:
+            raise self.failed
+        if self.answers is None:
+            try:
+                answers = self.pending.answer().get("answers")
+                if not isinstance(answers, list) or not all(isinstance(a, dict) for a in answers):
+                    self.client.fault("run_script answered without a list of answers")
+                if len(answers) > len(self.requests):
+                    self.client.fault(
+                        f"run_script answered {len(answers)} requests, but the script holds "
+                        f"{len(self.requests)}"
+                    )
+            except AdapterGaveUp:
+                raise
+            except (AdapterFault, Rejected, PackRejected, Unsupported) as error:
+                self.failed = self._incomplete(f"run_script failed as a whole: {error}")
+                raise self.failed from None
+            self.answers = answers
+        return self.answers
+
+    def take(self, op: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The answer to the next call, ``op`` with ``arguments`` (its pack left out)."""
+        if op == "close":  # the adapter closed the session at the end of the script
+            return {}
+        answers = self._answers()
+        asked = {"op": op, **{key: value for key, value in arguments.items() if key != "pack"}}
+        requests = self.requests
+        while op != "state" and self.next < len(requests) and requests[self.next]["op"] == "state":
+            self.next += 1  # a state the kit did not read
+        index = self.next
+        if index >= len(requests) or requests[index] != asked:
+            raise self._incomplete(f"the calls left the script at request {index + 1} ({op!r})")
+        if index >= len(answers):
+            raise self._incomplete(f"run_script did not answer request {index + 1} ({op!r})")
+        self.next += 1
+        return self.client.answer(op, answers[index])
+
+    def _incomplete(self, reason: str) -> ScriptIncomplete:
+        """Why the calls go one at a time after all, told to the transcript too (nothing else
+        shows it: the judgement is the same)."""
+        self.client.note(f"{reason}; the calls go one request at a time")
+        return ScriptIncomplete(reason)
+
+
+class _Scripted(SubprocessAdapter):
+    """The adapter as one ``run_script`` answered it: every request gets its recorded answer."""
+
+    def __init__(self, replay: _Replay) -> None:  # no process of its own: the client's
+        self.client = replay.client
+        self.scripts = False
+        self.replay = replay
+
+    def _request(self, op: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        return self.replay.take(op, arguments)
+
+    def _open(self, session: str) -> SubprocessSession:
+        return _ScriptedSession(self.replay, session)
+
+
+class _ScriptedSession(SubprocessSession):
+    """A session of a ``run_script``, answered from its recorded answers."""
+
+    def __init__(self, replay: _Replay, session: str) -> None:
+        super().__init__(replay.client, session)
+        self.replay = replay
+
+    def _request(self, op: str, **arguments: Any) -> dict[str, Any]:
+        return self.replay.take(op, arguments)
 
 
 def _result(client: ProtocolClient, reply: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -48,6 +48,7 @@ from conformance._protocol.messages import (
     decode,
     encode,
     excerpt,
+    operations_of,
 )
 
 DEFAULT_REQUEST_TIMEOUT = 10.0
@@ -114,8 +115,10 @@ class ProtocolClient:
         """Which process is running: it grows on every start and every fault."""
         self._connection: Connection | None = None
         self._capabilities: Capabilities | None = None
+        self._operations: frozenset[str] = frozenset()
         self._next_id = 0
         self._last: tuple[int, str] | None = None  # the last request answered: id, op
+        self._pending: Pending | None = None  # a request sent whose answer is not read yet
         self._failed_starts = 0
         self._gave_up: str | None = None
         self._terminated = False
@@ -148,6 +151,12 @@ class ProtocolClient:
             self._start()
         assert self._capabilities is not None
         return self._capabilities
+
+    def operations(self) -> frozenset[str]:
+        """The optional operations the adapter declared in its last ``hello`` (starting it if
+        it never ran)."""
+        self.capabilities()
+        return self._operations
 
     def _start(self) -> Connection:
         """A fresh process that has answered ``hello``.
@@ -182,6 +191,7 @@ class ProtocolClient:
                     f"the adapter speaks protocol {reply.get('protocol')!r}, not {PROTOCOL_VERSION}"
                 )
             try:
+                self._operations = operations_of(reply)
                 self._capabilities = capabilities_of(reply, shlex.join(self.command))
             except ValueError as error:
                 self.fault(f"the answer to 'hello' is malformed: {error}")
@@ -263,6 +273,21 @@ class ProtocolClient:
             AdapterError: the command cannot be started.
             KitError: the request is not JSON or, with ``validate_protocol``, breaks the schema.
         """
+        return self.send(op, arguments, generation=generation).answer()
+
+    def send(
+        self, op: str, arguments: Mapping[str, Any], *, generation: int | None = None
+    ) -> Pending:
+        """Send one request now, and read its answer when :meth:`Pending.answer` is called:
+        the caller may do other work meanwhile. Still one request at a time: the next request
+        reads this one's answer first (kept for :meth:`Pending.answer`). The time limit runs
+        from now.
+
+        Raises:
+            AdapterFault, AdapterError, KitError: as :meth:`request`, for what happens before
+                the request is on its way.
+        """
+        self._settle()
         connection = self._connection
         if generation is not None:
             if generation != self.generation or connection is None:
@@ -273,10 +298,24 @@ class ProtocolClient:
                 self.fault(f"the adapter process {status}{last}, with the session of {op!r}")
         elif connection is None or not connection.running:
             connection = self._start()
-        return self._answer(op, self._exchange(op, arguments, self.timeout))
+        number, deadline = self._send(op, arguments, self.timeout)
+        self._pending = Pending(self, op, number, deadline, self.timeout)
+        return self._pending
+
+    def _settle(self) -> None:
+        """Read the answer of a request sent earlier, if nobody has yet."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.settle()
 
     def _exchange(self, op: str, arguments: Mapping[str, Any], timeout: float) -> dict[str, Any]:
         """Send a request and read its answer (a message with its id), by ``timeout`` seconds."""
+        self._settle()
+        number, deadline = self._send(op, arguments, timeout)
+        return self._receive(op, number, deadline, timeout)
+
+    def _send(self, op: str, arguments: Mapping[str, Any], timeout: float) -> tuple[int, float]:
+        """Write a request; its id, and the deadline of its answer."""
         connection = self._connection
         assert connection is not None
         if self._last is not None:  # a line that came after the last answer is not an answer
@@ -292,11 +331,24 @@ class ProtocolClient:
         deadline = time.monotonic() + timeout
         try:
             connection.send(line_out, deadline)
-            line = connection.receive(deadline)
         except ProcessEnded as ended:
             self.fault(f"the adapter process {ended} before answering {op!r}")
         except NotReading:
             self.fault(f"the adapter did not read the {op!r} request within {timeout:g} s (hung?)")
+        except BaseException:  # interrupted half way (a signal): the stream is in no known state
+            self._discard()
+            raise
+        return self._next_id, deadline
+
+    def _receive(self, op: str, number: int, deadline: float, timeout: float) -> dict[str, Any]:
+        """Read the answer to request ``number`` by ``deadline``."""
+        connection = self._connection
+        if connection is None:
+            raise AdapterFault(f"the adapter process was stopped before answering {op!r}")
+        try:
+            line = connection.receive(deadline)
+        except ProcessEnded as ended:
+            self.fault(f"the adapter process {ended} before answering {op!r}")
         except NoAnswer:
             self.fault(f"no answer to {op!r} within {timeout:g} s (hung?)")
         except LineTooLong as too_long:
@@ -312,11 +364,11 @@ class ProtocolClient:
         except ProtocolError as error:
             self.fault(f"stray or malformed output on stdout: {error}")
         reply_id = reply.get("id")
-        if type(reply_id) is not int or reply_id != message["id"]:
+        if type(reply_id) is not int or reply_id != number:
             if self._last is not None and reply_id == self._last[0]:
                 self.fault(self._stray(line, after_previous=True))
-            self.fault(f"the answer to request {message['id']} ({op!r}) carries id {reply_id!r}")
-        self._last = (message["id"], op)
+            self.fault(f"the answer to request {number} ({op!r}) carries id {reply_id!r}")
+        self._last = (number, op)
         extra = connection.unasked_line()  # a second answer, written with the first
         if extra is not None:
             self._transcribe(extra)
@@ -334,6 +386,11 @@ class ProtocolClient:
                 f"the kit cannot send request {message['id']} ({message['op']!r}): {error}"
             ) from None
 
+    def note(self, text: str) -> None:
+        """Write ``text`` to the transcript as a comment line (``# ``), for a reader of it."""
+        if self.transcript is not None:
+            self.transcript.write("# " + text.replace("\n", " ") + "\n")
+
     def _transcribe(self, line: bytes) -> None:
         if self.transcript is not None:
             self.transcript.write("< " + line.decode("utf-8", errors="replace").rstrip("\n") + "\n")
@@ -350,6 +407,11 @@ class ProtocolClient:
         return (
             f"a stray line after the {previous}answer to {op!r} (request {number}): {excerpt(line)}"
         )
+
+    def answer(self, op: str, reply: dict[str, Any]) -> dict[str, Any]:
+        """What a request answered with ``reply`` gives (one of a ``run_script``'s answers):
+        the ok answer; or the runtime's refusal, or a fault, raised."""
+        return self._answer(op, reply)
 
     def _answer(self, op: str, reply: dict[str, Any]) -> dict[str, Any]:
         """An ok answer; or the runtime's refusal, or a fault, raised."""
@@ -385,3 +447,44 @@ class ProtocolClient:
             return AdapterFault(f"the adapter was terminated: the run is stopping ({reason})")
         tail = connection.stderr_tail().strip()
         return AdapterFault(reason + (f"; adapter stderr: {tail[-1500:]}" if tail else ""))
+
+
+class Pending:
+    """A request on its way, whose answer is read by :meth:`answer` (or, kept for it, by the
+    client before its next request)."""
+
+    def __init__(
+        self, client: ProtocolClient, op: str, number: int, deadline: float, timeout: float
+    ) -> None:
+        self.op = op
+        self._client = client
+        self._number = number
+        self._deadline = deadline
+        self._timeout = timeout
+        self._generation = client.generation
+        self._outcome: tuple[bool, Any] | None = None
+
+    def settle(self) -> None:
+        """Read the answer now, keeping what it gives (an answer, a refusal or a fault)."""
+        if self._outcome is not None:
+            return
+        client = self._client
+        if client._pending is self:
+            client._pending = None
+        try:
+            if client.generation != self._generation:
+                raise AdapterFault(f"the adapter process was stopped before answering {self.op!r}")
+            reply = client._receive(self.op, self._number, self._deadline, self._timeout)
+            self._outcome = (True, client._answer(self.op, reply))
+        except Exception as error:
+            self._outcome = (False, error)
+
+    def answer(self) -> dict[str, Any]:
+        """The ok answer; or the runtime's refusal, or a fault, raised (see
+        :meth:`ProtocolClient.request`)."""
+        self.settle()
+        assert self._outcome is not None
+        ok, value = self._outcome
+        if ok:
+            return value  # type: ignore[no-any-return]
+        raise value

@@ -28,6 +28,24 @@ FAULT_CODES = ("bad-request", "internal-error", "protocol-unsupported")
 """Error codes that say the adapter, not the runtime's conformance, went wrong."""
 RUNTIME_FIELDS = ("name", "version", "language")
 """What the hello answer's ``runtime`` object holds (the rest of ``Capabilities`` is beside it)."""
+RUN_SCRIPT = "run_script"
+"""The optional operation that runs a whole scenario in one request (``operations`` in the hello
+answer declares it): its requests are answered in order, each as it would have been alone."""
+SCRIPT_OPS = (
+    "validate",
+    "start",
+    "send",
+    "set_artifact",
+    "tool_calls",
+    "advance_clock",
+    "state",
+    "run_state",
+    "agent_text",
+    "user_turn",
+    "run_composition",
+)
+"""The requests a script may hold, each without ``id``, ``pack`` (the script's) and ``session``
+(the one its ``start`` opened)."""
 
 
 class ProtocolError(Exception):
@@ -113,6 +131,21 @@ def capabilities_of(answer: Mapping[str, Any], default_name: str) -> Capabilitie
         (key, answer[key]) for key in ("claims", "extensions") if answer.get(key) is not None
     )
     return Capabilities.from_dict(fields)
+
+
+def operations_of(answer: Mapping[str, Any]) -> frozenset[str]:
+    """The optional operations an ok ``hello`` answer declares (``operations``; none if absent
+    or ``null``). Names the kit does not know are kept, and never used.
+
+    Raises:
+        ValueError: ``operations`` is not a list of names.
+    """
+    operations = answer.get("operations")
+    if operations is None:
+        return frozenset()
+    if not isinstance(operations, list) or not all(isinstance(o, str) for o in operations):
+        raise ValueError(f"operations must be a list of operation names, not {operations!r}")
+    return frozenset(operations)
 
 
 @cache

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from reference._errors import Rejection, SnapshotError
 from reference._workflow.model import Node, Transition, Workflow, compile_workflow
@@ -29,6 +29,12 @@ AGENT: Turn = "agent"
 REPLY_JOIN = "\n"
 """X22: what the texts of several rounds are joined with in one reply."""
 SNAPSHOT_FORMAT = "ppconf-session/1"
+_SOURCES = frozenset(("host", "agent"))
+_FAR = 2**30 - 1
+"""The tripwire of a session with a budget but no visit limit (or one beyond this): a length
+no history reaches in practice, kept a one-digit int in CPython so that the comparison on every
+event stays on its fast path. A history that did reach it would go the careful way, which
+checks again and lets the event through."""
 
 
 class ManualClock:
@@ -131,11 +137,13 @@ class Session:
         self.workflow = workflow
         self._nodes = workflow.nodes
         budget = workflow.budget
-        self._has_budget = budget.is_set
         # Unset limits are never reached; the wall clock is read only when it has a limit.
         self._max_total_visits = _limit(budget.max_total_visits)
         self._max_tool_calls = _limit(budget.max_tool_calls)
-        self._max_wall_time_sec = budget.max_wall_time_sec
+        wall = budget.max_wall_time_sec
+        # Compared with a float elapsed time on every event: as a float when that is exact (as
+        # for every int up to 2**53), CPython compares the two on its fast path.
+        self._max_wall_time_sec = float(wall) if wall is not None and abs(wall) <= 2**53 else wall
         self._records_artifacts = workflow.declares_artifacts
         self._clock = clock
         self._origin = clock()
@@ -143,8 +151,11 @@ class Session:
         self._node: Node = entry
         self._status: Status = COMPLETED if entry.terminal else ACTIVE
         self._visits: dict[str, int] = {entry.name: 1}
-        self._total_visits = 1
         self._history: list[tuple[str, str, str]] = []
+        # Every accepted event adds one history entry and one visit, so the total of visits
+        # is the history's length plus the visits it does not record (the start's); this is
+        # the length at which max_total_visits is reached.
+        self._visit_cap = self._max_total_visits - 1
         self._artifacts: dict[str, str] = {}
         self._artifact_history: list[tuple[str, str, str, dict[str, str]]] = []
         self._tool_calls = 0
@@ -154,6 +165,10 @@ class Session:
         self._tracks_turns = workflow.tracks_turns
         self._turn: Turn = USER  # X17: start is not a transition
         self._replies: list[str] = []  # the texts of the rounds since the last user turn
+        self._bookkeeping = self._tracks_turns or self._records_artifacts
+        self._budgeted = budget.is_set
+        self._tripwire: int | None = 0
+        self._rearm()
 
     # -- inputs --------------------------------------------------------------------------------
 
@@ -170,21 +185,27 @@ class Session:
                 ``event-source-not-allowed``, ``unknown-event`` or ``max-visits-exceeded``.
                 Current state, counts, history and artifacts stay as they were.
         """
-        # Every event goes through here: each check reads precomputed data (Node), and an
-        # unredirected move returns a Transition made once per workflow.
-        if source not in {"host", "agent"}:
+        # Every event goes through here. An ended session and reached visit and tool-call
+        # limits are folded into one number, the tripwire (see _rearm): a history at least
+        # that long sends the event the careful way, through those checks in their order
+        # (X3, X8); an active session without a budget has none and checks nothing. The wall
+        # clock is read only with a wall-time limit; the rest reads precomputed data (Node),
+        # and an unredirected move returns a Transition made once per workflow.
+        agent = source != "host"
+        if agent and source not in _SOURCES:
             raise ValueError(f"source must be 'host' or 'agent', not {source!r}")
+        history = self._history
+        tripwire = self._tripwire
+        if tripwire is not None:  # a budget to watch, or the session has ended
+            if len(history) >= tripwire:
+                self._check_careful()
+            wall = self._max_wall_time_sec
+            if wall is not None:
+                clock = self._clock
+                if clock() - self._origin >= wall:
+                    self._exhaust("max_wall_time_sec")
         node = self._node
-        if self._status != ACTIVE:
-            raise self._inactive()
-        if self._has_budget:
-            limit = self._exhausted_limit()
-            if limit is not None:
-                self._status = BUDGET_EXHAUSTED
-                self._exhausted_by = limit
-                self._turn = USER  # X21
-                raise Rejection("budget-exhausted", f"{limit} is reached", limit)
-        if source == "agent" and node.external:
+        if agent and node.external:
             raise Rejection(
                 "event-source-not-allowed",
                 f"state {node.name!r} is externally orchestrated; only the host sends events",
@@ -198,19 +219,20 @@ class Session:
             entered = self._redirect(target)  # X5, which may reject
             transition = Transition(node.name, entered.name, event, True, target.name)
             target, entry = entered, (node.name, entered.name, event)
-        self._history.append(entry)
+        history.append(entry)
         visits = self._visits
         visits[target.name] = visits.get(target.name, 0) + 1
-        self._total_visits += 1
         self._node = target
         if target.terminal:
             self._status = COMPLETED
-        if self._tracks_turns:
-            # X18, X20, X21: the agent keeps the turn only on its own move into a
-            # control: agent state (keeps_turn is false for terminal states).
-            self._turn = AGENT if target.keeps_turn and source == "agent" else USER
-        if self._records_artifacts:
-            self._artifact_history.append((*entry, dict(self._artifacts)))
+            self._tripwire = 0
+        if self._bookkeeping:
+            if self._tracks_turns:
+                # X18, X20, X21: the agent keeps the turn only on its own move into a
+                # control: agent state (keeps_turn is false for terminal states).
+                self._turn = AGENT if target.keeps_turn and agent else USER
+            if self._records_artifacts:
+                self._artifact_history.append((*entry, dict(self._artifacts)))
         return transition
 
     def set_artifact(self, name: str, value: str) -> None:
@@ -254,6 +276,7 @@ class Session:
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise ValueError(f"a tool call count is an integer >= 0, not {count!r}")
         self._tool_calls += count
+        self._rearm()
 
     # -- observations --------------------------------------------------------------------------
 
@@ -342,16 +365,38 @@ class Session:
         reason = f"{limit} was reached" if limit else "a max_visits limit ended it"
         return Rejection("budget-exhausted", f"the workflow's budget is exhausted: {reason}", limit)
 
-    def _exhausted_limit(self) -> str | None:
-        """X8: the first budget reached, in the order visits, tool calls, wall time."""
-        if self._total_visits >= self._max_total_visits:
-            return "max_total_visits"
+    def _rearm(self) -> None:
+        """Set the tripwire: the history length from which an event must go the careful way.
+
+        Zero (every event) once the session is not active or its tool calls reached their
+        limit; ``None`` (no event) for an active session without a budget; else the length at
+        which its visits reach their limit. Called whenever the status or tool calls change,
+        except where a change sets zero directly.
+        """
+        if self._status != ACTIVE or self._tool_calls >= self._max_tool_calls:
+            self._tripwire = 0
+        elif not self._budgeted:
+            self._tripwire = None
+        else:
+            cap = self._visit_cap
+            self._tripwire = _FAR if cap > _FAR else int(cap)
+
+    def _check_careful(self) -> None:
+        """X3, then X8's first two limits in order (visits, tool calls): raise if one holds."""
+        if self._status != ACTIVE:
+            raise self._inactive()
+        if len(self._history) >= self._visit_cap:
+            self._exhaust("max_total_visits")
         if self._tool_calls >= self._max_tool_calls:
-            return "max_tool_calls"
-        wall = self._max_wall_time_sec
-        if wall is not None and self._clock() - self._origin >= wall:
-            return "max_wall_time_sec"
-        return None
+            self._exhaust("max_tool_calls")
+
+    def _exhaust(self, limit: str) -> NoReturn:
+        """X8: ``limit`` is reached; the session ends and the event is rejected."""
+        self._status = BUDGET_EXHAUSTED
+        self._exhausted_by = limit
+        self._tripwire = 0
+        self._turn = USER  # X21
+        raise Rejection("budget-exhausted", f"{limit} is reached", limit)
 
     def _redirect(self, target: Node) -> Node:
         """X5: follow ``on_max_visits`` from ``target``, at its limit, to a state below its own.
@@ -366,6 +411,7 @@ class Session:
             redirect = state.spec.on_max_visits
             if redirect is None or redirect in tried:
                 self._status = BUDGET_EXHAUSTED
+                self._tripwire = 0
                 self._turn = USER  # X21
                 chain = " -> ".join(tried)
                 raise Rejection(
@@ -405,8 +451,8 @@ class Session:
         self._node = states[snapshot["current_state"]]
         self._status = status
         self._visits = visits
-        self._total_visits = sum(visits.values())
         self._history = history
+        self._visit_cap = self._max_total_visits - (sum(visits.values()) - len(history))
         self._artifacts = artifacts
         self._artifact_history = [
             (str(f), str(t), str(e), dict(v)) for f, t, e, v in snapshot["artifact_history"]
@@ -428,3 +474,4 @@ class Session:
         self._turn = turn
         self._replies = list(replies)
         self._origin = self._clock() - float(snapshot["elapsed_sec"])
+        self._rearm()

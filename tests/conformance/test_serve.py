@@ -390,3 +390,125 @@ def test_the_whole_catalog_through_serve_matches_the_reference(
     assert summary["type"] == "summary"
     claims = ReferenceAdapter().capabilities().claims
     assert summary["levels"] == levels_data(compute_levels(verdicts(results), claims=claims))
+
+
+# -- run_script ---------------------------------------------------------------------------------
+
+
+def test_hello_declares_run_script_unless_told_not_to(serve: Callable[..., Served]) -> None:
+    assert serve().ok("hello", protocol=1)["operations"] == ["run_script"]
+    served = serve("--no-scripts")
+    assert "operations" not in served.ok("hello", protocol=1)
+    error = served.error("run_script", pack=pack(), requests=[])
+    assert (error["code"], error["message"]) == (
+        "bad-request",
+        "a request needs an integer id >= 0 and a known op",
+    )
+
+
+SCRIPT: list[dict[str, Any]] = [
+    {"op": "validate"},
+    {"op": "start"},
+    {"op": "state"},
+    {"op": "set_artifact", "name": "notes", "value": "v1"},
+    {"op": "set_artifact", "name": "nope", "value": "x"},
+    {"op": "send", "event": "Approve", "source": "host"},
+    {"op": "send", "event": "Submit", "source": "host"},
+    {"op": "tool_calls", "count": 3},
+    {"op": "advance_clock", "seconds": 2.5},
+    {"op": "send", "event": "Approve", "source": "agent"},
+    {"op": "state"},
+]
+
+
+def alone(
+    served: Served, requests: list[dict[str, Any]], document: dict[str, Any] = PACK
+) -> list[dict[str, Any]]:
+    """Each request sent by itself, as a script would hold it; the answers without their ids."""
+    session = None
+    answers = []
+    for request in requests:
+        fields = {k: v for k, v in request.items() if k != "op"}
+        if request["op"] in ("validate", "start", "run_composition"):
+            fields["pack"] = pack(document)
+        else:
+            fields["session"] = session
+        answer = {k: v for k, v in served.ask(request["op"], **fields).items() if k != "id"}
+        if request["op"] == "start":
+            session = answer["session"]
+        answers.append(answer)
+    return answers
+
+
+def test_a_script_is_answered_as_its_requests_alone(serve: Callable[..., Served]) -> None:
+    served = serve()
+    answers = served.ok("run_script", pack=pack(), requests=SCRIPT)["answers"]
+    session = answers[1]["session"]
+    assert served.error("state", session=session)["code"] == "bad-request"  # closed at the end
+    one_by_one = alone(served, SCRIPT)
+    one_by_one[1]["session"] = session  # the only difference: the session's name
+    assert answers == one_by_one
+    assert [a.get("error", {}).get("code") for a in answers][4:6] == [
+        "artifact-undeclared",
+        "unknown-event",
+    ]  # refusals do not stop a script
+    assert answers[-1]["state"]["status"] == "budget_exhausted"
+
+
+@pytest.mark.parametrize(
+    ("requests", "answered", "last"),
+    [
+        ([{"op": "start", "at_state": "nowhere"}, {"op": "state"}], 1, "start-state-unknown"),
+        ([{"op": "state"}, {"op": "start"}], 1, "bad-request"),
+        ([{"op": "start"}, {"op": "start"}, {"op": "state"}], 2, "bad-request"),
+        ([{"op": "start"}, {"op": "close"}, {"op": "state"}], 2, "bad-request"),
+        ([{"op": "start"}, {"op": "run_script"}, {"op": "state"}], 2, "bad-request"),
+        ([{"op": "start"}, {"op": "send", "event": "Go"}, {"op": "state"}], 2, "bad-request"),
+        ([{"op": "validate"}, {"op": "state"}], 2, "bad-request"),
+    ],
+)
+def test_a_script_stops_after_a_fault_or_a_refused_start(
+    serve: Callable[..., Served], requests: list[dict[str, Any]], answered: int, last: str
+) -> None:
+    """Some of these requests break the schema on purpose: they are written as they are."""
+    served = serve()
+    request = {"id": 1, "op": "run_script", "pack": pack(), "requests": requests}
+    served.write(json.dumps(request).encode() + b"\n")
+    reply = served.reply()
+    assert reply["ok"] is True
+    answers = reply["answers"]
+    assert len(answers) == answered
+    assert answers[-1]["ok"] is False
+    assert answers[-1]["error"]["code"] == last
+
+
+def test_a_script_stops_after_a_skipped_answer(serve: Callable[..., Served]) -> None:
+    served = serve("--adapter", "fakes:ValidatesOnlyNoSessions", env=with_pythonpath(FAKES.parent))
+    requests = [{"op": "validate"}, {"op": "start"}, {"op": "state"}]
+    answers = served.ok("run_script", pack=pack(), requests=requests)["answers"]
+    assert [("ok" in a, "skipped" in a) for a in answers] == [(True, False), (False, True)]
+
+
+def test_a_script_without_a_start_runs_compositions(serve: Callable[..., Served]) -> None:
+    served = serve()
+    composition = {
+        **PACK,
+        "compositions": {
+            "c": {"version": 1, "steps": [{"id": "s", "kind": "prompt", "prompt_task": "main"}]}
+        },
+    }
+    run = {"op": "run_composition", "name": "c", "input": {}, "mocks": {"main": [{"output": 1}]}}
+    answers = served.ok("run_script", pack=pack(composition), requests=[run, run])["answers"]
+    assert [a["result"]["output"] for a in answers] == [1, 1]  # each run has its own mocks
+    assert answers == alone(served, [run, run], composition)
+
+
+def test_a_script_that_is_not_a_list_of_requests(serve: Callable[..., Served]) -> None:
+    served = serve()
+    served.write(
+        b'{"id": 5, "op": "run_script", "pack": %s, "requests": [1]}\n'
+        % json.dumps(pack()).encode()
+    )
+    reply = served.reply()
+    assert (reply["id"], reply["error"]["code"]) == (5, "bad-request")
+    assert "requests must be a list of request objects" in reply["error"]["message"]

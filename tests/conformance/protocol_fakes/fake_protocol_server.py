@@ -8,6 +8,8 @@ server (the reference) that can log the requests it gets. Every fake takes these
 ``--once FILE``  misbehave only if FILE does not exist yet, and create it: a restarted process
                  then behaves, so a whole run has exactly one fault
 ``--log FILE``   append each request's op to FILE, one per line, before answering it
+``--scripts``    declare and answer ``run_script`` (off by default, so that every step is a
+                 request of its own that a fake can count)
 
 Requests are counted per process, hello included, so ``--op any --nth 3`` is the third line the
 process reads. Each misbehaviour first says on stderr what it is about to do.
@@ -85,12 +87,13 @@ def main(
     parser.add_argument("--nth", type=int, default=nth)
     parser.add_argument("--once", metavar="FILE")
     parser.add_argument("--log", metavar="FILE")
+    parser.add_argument("--scripts", action="store_true")
     if extra is not None:
         extra(parser)
     args = parser.parse_args(argv)
     stdout = sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing but answers on the protocol stream
-    server = Server(ReferenceAdapter())
+    server = Server(ReferenceAdapter(), scripts=args.scripts)
     counted = number = 0
     for line in iter(sys.stdin.buffer.readline, b""):
         if not line.strip():
