@@ -12,13 +12,15 @@ The reference runs the example. Each step's expectation keeps only what RFC text
   is terminal only by having no ``on_event`` (only ``terminal: true`` completes a workflow at
   MUST), a redirect chain that returns to a state already tried (the status is left open), a
   budget reached by an event no state-declared (the order of those checks is SHOULD);
-- the status may be ``active`` or ``budget_exhausted`` once a tool-call or wall-time limit is
-  reached (R4), and ``completed`` or ``budget_exhausted`` in a terminal state past a limit;
+- the status may be ``active`` or ``budget_exhausted`` once a budget limit is reached (R4,
+  R12), and ``completed`` or ``budget_exhausted`` in a terminal state past a limit;
 - ``append`` artifacts hold every written part in order (the joined text is SHOULD);
 - a composition run is judged on its status, and on its output where the composition names
   ``output``: ``append`` as a multiset, ``replace`` as any one branch output, ``barrier`` by
-  branch id (C3, C10); a run in which a step or a parallel branch fails, retries aside, is left
-  out: what follows a failure is the runtime's error recovery (R15, MAY);
+  branch id (C3, C10), unless it holds a structured output of a prompt step without
+  ``output_schema`` (a runtime may hand on the model's text, R13); a run in which a step or a
+  parallel branch fails, retries aside, is left out: what follows a failure is the runtime's
+  error recovery (R15, MAY);
 - RFC 0014 (packs with ``control``): ``turn`` is compared wherever SEMANTICS 6.1 makes it MUST:
   after an accepted agent transition (X18, X19), an accepted host transition when the turn was
   the user's (X20), the end of the workflow (X21), and the agent's text (the round ends).
@@ -322,8 +324,8 @@ class _Walk:
         )
 
     def _may_have_ended(self) -> bool:
-        """R4: once a tool-call or wall-time limit is reached, the workflow may end at once."""
-        return self._reached(_BUDGET_LIMITS[1:])
+        """R4, R12: once any budget limit is reached, the workflow may end at once."""
+        return self._reached(_BUDGET_LIMITS)
 
     def _status(self) -> Any:
         status = self.session.status
@@ -669,8 +671,12 @@ def _composition_step(
             trace = traces.get(named, {})
             if trace.get("status") != "completed":
                 return None  # the named step was skipped: SHOULD (C10)
-            wanted["output"], rule = _output(steps[named], trace)
-            rules["composition.output"] = RULE_COMPOSITION[rule]
+            found = _output(steps[named], trace, steps)
+            if found is None:
+                exercised["left out: a prompt step's output without output_schema"] += 1
+            else:
+                wanted["output"], rule = found
+                rules["composition.output"] = RULE_COMPOSITION[rule]
     written = {
         "run_composition": {"name": name, "input": run["input"], "mocks": run["mocks"]},
         "expect": {"composition": {"$subset": wanted}},
@@ -678,18 +684,36 @@ def _composition_step(
     return written, rules
 
 
-def _output(step: Mapping[str, Any], trace: Mapping[str, Any]) -> tuple[Any, str]:
-    """The output a named step must have given, and the rule that pins it."""
+def _output(
+    step: Mapping[str, Any], trace: Mapping[str, Any], steps: Mapping[str, Mapping[str, Any]]
+) -> tuple[Any, str] | None:
+    """The output a named step must have given, and the rule that pins it; ``None`` when it
+    holds what a prompt step without ``output_schema`` gave that is not text: a runtime may
+    hand on the model's text as it is (R13)."""
     if step["kind"] != "parallel":
+        if _unparsed(step, trace.get("output")):
+            return None
         return trace["output"], "output"
     reduce = step["reduce"]
     into, strategy = reduce["into"], reduce["strategy"]
     members = [m for m in trace.get("members", []) if m.get("status") == "completed"]
+    if any(_unparsed(steps.get(m.get("step"), {}), m.get("output")) for m in members):
+        return None
     if strategy == "append":
         return {into: {"$unordered": [m["output"] for m in members]}}, strategy
     if strategy == "replace":
         return {into: {"$one_of": [m["output"] for m in members]}}, strategy
     return {into: {m["step"]: m["output"] for m in members}}, strategy
+
+
+def _unparsed(step: Mapping[str, Any], output: Any) -> bool:
+    """Whether ``output`` is a structured value of a prompt or agent step that declares no
+    ``output_schema`` (parsing the model's text is left to runtimes, R13)."""
+    return (
+        step.get("kind") in ("prompt", "agent")
+        and "output_schema" not in step
+        and not isinstance(output, str)
+    )
 
 
 def _attempts(step: Mapping[str, Any]) -> int:

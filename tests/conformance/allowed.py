@@ -22,6 +22,8 @@ Each wraps the reference adapter and changes one thing SEMANTICS section 0 leave
                                 unknown fields; claims neither area (R11)
 ``StepTextAsString``            a prompt or agent step without ``output_schema`` hands on the
                                 model's text as a string (R13)
+``OneCodeForRefusedStarts``     refuses every start it refuses with one code of its own (R9)
+``DropsFailingBranch``          a parallel step goes on without a failing branch (R15)
 =============================  ====================================================================
 """
 
@@ -422,3 +424,105 @@ class StepTextAsString(Variant):
             else mocks
         )
         return super().run_composition(pack, name, input, texts)
+
+
+# -- SEMANTICS 0b (R9, R15): what the fuzzer once charged ----------------------------------------
+
+
+class OneCodeForRefusedStarts(Variant):
+    """Refuses every start it refuses with one code of its own, ``start-refused``: no RFC names
+    the codes of a refused start (R9), so only the refusal itself is required."""
+
+    NAME = "one-code-for-refused-starts"
+    CODE = "start-refused"
+
+    def start(self, pack: PackInput) -> Any:
+        try:
+            return super().start(pack)
+        except Rejected as refused:
+            raise Rejected(self.CODE, message=str(refused)) from None
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        try:
+            return super().start_at(pack, state=state, agent=agent)
+        except Rejected as refused:
+            raise Rejected(self.CODE, message=str(refused)) from None
+
+
+_GATE, _NEVER = "dropgate", "dropnever"
+"""The steps :class:`DropsFailingBranch` puts first: a branch that is never taken, and its
+target, which is therefore skipped (so that what depends on it alone is skipped too)."""
+
+
+class DropsFailingBranch(Variant):
+    """A parallel step whose branch fails goes on without that branch: the branch's output is
+    left out of the merge, and the run continues (R15: error recovery is the runtime's). The
+    trace still shows the branch as failed."""
+
+    NAME = "drops-failing-branch"
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        dropped: dict[str, Any] = {}
+        result = super().run_composition(pack, name, input, mocks)
+        # Each run drops the branches the last one saw fail, until no parallel step fails.
+        while True:
+            failed = _failed_branches(result)
+            if not failed or failed.keys() <= dropped.keys():
+                break
+            dropped.update(failed)
+            result = super().run_composition(_dropping(pack, name, dropped), name, input, mocks)
+        return _as_dropped(result, dropped) if dropped else result
+
+
+def _failed_branches(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The failed branches of the failed parallel steps of a run, by id, with their trace."""
+    if result.get("status") != "failed":
+        return {}
+    return {
+        member["step"]: member
+        for entry in result.get("trace") or []
+        if entry.get("kind") == "parallel" and entry.get("status") == "failed"
+        for member in entry.get("members") or []
+        if member.get("status") == "failed"
+    }
+
+
+def _dropping(pack: PackInput, name: str, dropped: Mapping[str, Any]) -> PackInput:
+    """The pack with the composition's ``dropped`` branches skipped: each depends on a step no
+    branch ever takes."""
+    document = pack.document or {}
+    composition = document["compositions"][name]
+    prompt = next(iter(document.get("prompts") or {}))
+    steps = [
+        {"id": _GATE, "kind": "branch", "predicate": {"any_of": []}, "then": _NEVER},
+        {"id": _NEVER, "kind": "prompt", "prompt_task": prompt},
+    ]
+    for step in composition["steps"]:
+        if step.get("kind") != "parallel":
+            steps.append(step)
+            continue
+        branches = [
+            {**b, "depends_on": [_NEVER]} if b.get("id") in dropped else b for b in step["branches"]
+        ]
+        steps.append({**step, "branches": branches})
+    compositions = {**document["compositions"], name: {**composition, "steps": steps}}
+    return _with_document(pack, {**document, "compositions": compositions})
+
+
+def _as_dropped(result: Mapping[str, Any], dropped: Mapping[str, Any]) -> dict[str, Any]:
+    """The run as this runtime reports it: without the two added steps, each dropped branch
+    shown with the failure it had."""
+    trace = []
+    for entry in result.get("trace") or []:
+        if entry.get("step") in (_GATE, _NEVER):
+            continue
+        if entry.get("kind") != "parallel":
+            trace.append(entry)
+            continue
+        members = [dropped.get(m.get("step"), m) for m in entry.get("members") or []]
+        trace.append({**entry, "members": members})
+    return {**result, "trace": trace}

@@ -22,6 +22,7 @@ switched on in :mod:`mini_runtime`, a runtime written apart from the reference
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -29,7 +30,14 @@ from typing import Any, ClassVar
 from fakes import SessionWrapper
 from mini_runtime import MiniRuntime, with_bugs
 
-from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected, Unsupported
+from conformance import (
+    Capabilities,
+    PackInput,
+    PackRejected,
+    ReferenceAdapter,
+    Rejected,
+    Unsupported,
+)
 from conformance._areas import TOP_LEVEL
 
 OneLevelRedirects = with_bugs("OneLevelRedirects", one_level_redirects=True)
@@ -281,3 +289,269 @@ RFC_NAMED_WARNINGS = {
 globals().update(
     {f"WarningAsError_{c.replace('-', '_')}": warning_as_error(c) for c in RFC_NAMED_WARNINGS}
 )
+
+
+# -- RFC 0016, RFC 0017, and RFC 0014 at terminal states: what the fuzzer must find ---------------
+
+
+def _slots(document: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """Every ``extensions`` slot the kit's areas have (states, prompts, agents members,
+    compositions), as ``(JSON pointer, value)``, in document order."""
+    found = []
+    workflow = document.get("workflow")
+    places = {
+        "/prompts": document.get("prompts"),
+        "/workflow/states": workflow.get("states") if isinstance(workflow, dict) else None,
+        "/agents/members": (document.get("agents") or {}).get("members")
+        if isinstance(document.get("agents"), dict)
+        else None,
+        "/compositions": document.get("compositions"),
+    }
+    for where, parts in places.items():
+        if not isinstance(parts, dict):
+            continue
+        for key, part in parts.items():
+            if isinstance(part, dict) and "extensions" in part:
+                found.append((f"{where}/{key}/extensions", part["extensions"]))
+    return found
+
+
+class _AllAreas(_Reference):
+    CLAIMS: ClassVar[Mapping[str, int]] = dict(TOP_LEVEL)
+
+
+class ValidatesExtensions(_AllAreas):
+    """Checks what ``extensions`` objects hold: a key that is not namespaced (``vendor/...`` or
+    ``vendor.name``) is an error. RFC 0016 rule 12: contents "MUST NOT be validated"; keys
+    without a namespace are a SHOULD for pack authors, never an error."""
+
+    NAME = "validates-extensions"
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        found = list(super().validate(pack))
+        for where, value in _slots(pack.document or {}):
+            if not isinstance(value, dict):
+                continue
+            for key in value:
+                if "/" not in key and "." not in key:
+                    found.append(
+                        {
+                            "code": "schema",
+                            "severity": "error",
+                            "path": where,
+                            "message": f"extensions key {key!r} is not namespaced",
+                        }
+                    )
+        return found
+
+
+class RefusesExtensions(_AllAreas):
+    """Refuses every pack that carries ``extensions``, as an unknown field: RFC 0016 Level 0,
+    "Packs carrying them remain valid and execute identically"."""
+
+    NAME = "refuses-extensions"
+
+    def _refuse(self, pack: PackInput) -> None:
+        if _slots(pack.document or {}):
+            raise PackRejected("extensions is not a known field")
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        found = list(super().validate(pack))
+        for where, _ in _slots(pack.document or {}):
+            found.append(
+                {"code": "schema", "severity": "error", "path": where, "message": "unknown"}
+            )
+        return found
+
+    def load(self, pack: PackInput) -> None:
+        self._refuse(pack)
+        super().load(pack)
+
+    def start(self, pack: PackInput) -> Any:
+        self._refuse(pack)
+        return super().start(pack)
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        self._refuse(pack)
+        return super().start_at(pack, state=state, agent=agent)
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        self._refuse(pack)
+        return super().run_composition(pack, name, input, mocks)
+
+
+class InterpretsExtensions(_AllAreas):
+    """Reads a state's ``extensions`` as overrides of its fields: ``terminal`` and
+    ``max_visits`` found there apply to the state. RFC 0016 rule 12: contents "MUST NOT be
+    ... interpreted"; the pack must run as it would without them."""
+
+    NAME = "interprets-extensions"
+    FIELDS = ("terminal", "max_visits")
+
+    def _interpreted(self, pack: PackInput) -> PackInput:
+        document = pack.document or {}
+        workflow = document.get("workflow")
+        if not isinstance(workflow, dict) or not isinstance(workflow.get("states"), dict):
+            return pack
+        states = {}
+        for name, state in workflow["states"].items():
+            extra = state.get("extensions") if isinstance(state, dict) else None
+            overrides = {k: extra[k] for k in self.FIELDS if k in extra} if extra else {}
+            states[name] = {**state, **overrides} if isinstance(extra, dict) else state
+        changed = {**document, "workflow": {**workflow, "states": states}}
+        return PackInput(json.dumps(changed), "json", changed, pack.source)
+
+    def start(self, pack: PackInput) -> Any:
+        return super().start(self._interpreted(pack))
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        return super().start_at(self._interpreted(pack), state=state, agent=agent)
+
+
+def _providers_declared(document: Mapping[str, Any]) -> set[str]:
+    requires = document.get("requires")
+    listed = requires.get("providers") if isinstance(requires, dict) else None
+    keys = set()
+    for entry in listed if isinstance(listed, list) else []:
+        key = entry.get("key") if isinstance(entry, dict) else entry
+        if isinstance(key, str):
+            keys.add(key)
+    return keys
+
+
+def _provider_fields(document: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """Every ``provider`` field of prompts and of prompt and agent steps, as ``(JSON pointer,
+    value)``."""
+    found = []
+    for key, prompt in (document.get("prompts") or {}).items():
+        if isinstance(prompt, dict) and "provider" in prompt:
+            found.append((f"/prompts/{key}/provider", prompt["provider"]))
+    for name, composition in (document.get("compositions") or {}).items():
+        steps = composition.get("steps") if isinstance(composition, dict) else None
+        for index, step in enumerate(steps if isinstance(steps, list) else []):
+            members = [(f"/steps/{index}", step)]
+            if isinstance(step, dict) and isinstance(step.get("branches"), list):
+                members += [
+                    (f"/steps/{index}/branches/{i}", b) for i, b in enumerate(step["branches"])
+                ]
+            for where, member in members:
+                if isinstance(member, dict) and "provider" in member:
+                    found.append((f"/compositions/{name}{where}/provider", member["provider"]))
+    return found
+
+
+class AcceptsUnknownProvider(_AllAreas):
+    """Never reports ``provider-unknown``: a provider naming no requirement passes. RFC 0017
+    rule 1: it "MUST equal the key of an entry in requires.providers"."""
+
+    NAME = "accepts-unknown-provider"
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        return [d for d in super().validate(pack) if d["code"] != "provider-unknown"]
+
+    def load(self, pack: PackInput) -> None:
+        if not any(d["severity"] == "error" for d in self.validate(pack)):
+            return
+        super().load(pack)
+
+
+class RejectsUndeclaredDefault(_AllAreas):
+    """Reports ``provider: default`` as ``provider-unknown`` unless ``requires.providers``
+    declares ``default``. RFC 0017 rule 1: "default is always valid"."""
+
+    NAME = "rejects-undeclared-default"
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        found = list(super().validate(pack))
+        document = pack.document or {}
+        if "default" in _providers_declared(document):
+            return found
+        for where, value in _provider_fields(document):
+            if value == "default":
+                found.append(
+                    {
+                        "code": "provider-unknown",
+                        "severity": "error",
+                        "path": where,
+                        "message": "default is not declared",
+                    }
+                )
+        return found
+
+
+ErrorsOnOptionalProvider = warning_as_error("provider-optional-referenced")
+"""Reports a provider naming a ``required: false`` requirement as an error. RFC 0017 rule 4:
+such a reference "is valid"."""
+
+
+class _TerminalAgentTurn(SessionWrapper):
+    """A reference session that keeps the agent's turn after an agent event enters a terminal
+    ``control: agent`` state."""
+
+    def __init__(self, session: Any, states: Mapping[str, Any]) -> None:
+        super().__init__(session)
+        self._states = states
+        self._kept = False
+
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        moved = self._session.send(event, source)
+        entered = self._states.get(moved["to"]) or {}
+        self._kept = (
+            source == "agent"
+            and entered.get("terminal") is True
+            and entered.get("control") == "agent"
+        )
+        return moved  # type: ignore[no-any-return]
+
+    def user_turn(self) -> None:
+        self._kept = False
+        self._session.user_turn()
+
+    def agent_text(self, text: str) -> None:
+        self._kept = False
+        self._session.agent_text(text)
+
+    def state(self) -> Mapping[str, Any]:
+        data = dict(self._session.state())
+        if self._kept:
+            data["turn"] = "agent"
+        return data
+
+
+class KeepsAgentTurnAtTerminal(_AllAreas):
+    """Keeps the agent's turn when an agent event enters a terminal ``control: agent`` state.
+    RFC 0014 rule 3: "a terminal state ends the conversation regardless"; the loop ends there
+    (Detailed Design), so the turn is the user's."""
+
+    NAME = "keeps-agent-turn-at-terminal"
+
+    def _wrap(self, pack: PackInput, session: Any) -> Any:
+        workflow = (pack.document or {}).get("workflow") or {}
+        return _TerminalAgentTurn(session, workflow.get("states") or {})
+
+    def start(self, pack: PackInput) -> Any:
+        return self._wrap(pack, super().start(pack))
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        return self._wrap(pack, super().start_at(pack, state=state, agent=agent))
+
+
+AREA_BUGS = {
+    "ValidatesExtensions": "extensions",
+    "RefusesExtensions": "extensions",
+    "InterpretsExtensions": "extensions",
+    "AcceptsUnknownProvider": "providers",
+    "RejectsUndeclaredDefault": "providers",
+    "ErrorsOnOptionalProvider": "providers",
+    "KeepsAgentTurnAtTerminal": "control",
+}
+"""The RFC 0016, RFC 0017 and RFC 0014 (terminal state) fakes, each with the area of the rule
+it breaks (where the fuzzer must find it, once it generates that area)."""

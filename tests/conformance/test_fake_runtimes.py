@@ -497,6 +497,8 @@ ALLOWED_VARIANTS = (
     "BranchJumps",
     "EndsAtVisitLimit",
     "StepTextAsString",
+    "OneCodeForRefusedStarts",
+    "DropsFailingBranch",
 )
 BREAKING = (
     *breaking.SESSION_BUGS,
@@ -604,6 +606,24 @@ def test_an_rfc_breaking_runtime_loses_a_level_and_fails_the_run(
     assert levels.headline is not None
     assert reference.headline is not None
     assert levels.headline < min(best[area] for area in claimed)  # type: ignore[type-var]
+    assert not judge(verdicts(results), levels).passed
+
+
+@pytest.mark.usefixtures("fakes_importable")
+@pytest.mark.parametrize("name", sorted(breaking.AREA_BUGS))
+def test_a_runtime_breaking_rfc_0016_0017_or_a_terminal_turn_loses_a_level(
+    name: str, catalog: Catalog
+) -> None:
+    """Each claims every area; breaking one rule of extensions, providers or the turn at a
+    terminal state costs a level (in that area, or in the area whose Level 0 it breaks: a pack
+    carrying ``extensions`` must run as it would without them) and fails the run."""
+    reference, _ = measured("conformance:ReferenceAdapter", catalog)
+    levels, results = measured(f"breaking:{name}", catalog)
+    mine, best = area_levels(levels), area_levels(reference)
+    lost = {a for a, top in best.items() if (level := mine[a]) is not None and level < (top or 0)}
+    assert lost, mine
+    area = breaking.AREA_BUGS[name]
+    assert area in lost or "workflow" in lost, (area, lost)
     assert not judge(verdicts(results), levels).passed
 
 

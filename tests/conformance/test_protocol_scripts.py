@@ -22,7 +22,6 @@ import pytest
 
 from conformance import Case, Catalog, PackInput, ReferenceAdapter, Runner, load_catalog
 from conformance._cases import Scenario
-from conformance._steps import parse_step
 from conformance._cli import main
 from conformance._errors import AdapterFault
 from conformance._fuzz.engine import fuzz
@@ -30,6 +29,7 @@ from conformance._fuzz.judge import as_case
 from conformance._fuzz.oracle import expect_run
 from conformance._protocol import ProtocolError, SubprocessAdapter, check_message
 from conformance._runner import PartResult, _calls
+from conformance._steps import parse_step
 
 FAKES = Path(__file__).resolve().parent / "protocol_fakes"
 SERVE = [sys.executable, "-m", "conformance", "serve"]
