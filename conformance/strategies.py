@@ -127,6 +127,8 @@ class _Features:
     compositions: bool
     control: bool
     state_agents: bool
+    extensions: bool = False
+    providers: bool = False
 
 
 def packs(
@@ -144,6 +146,8 @@ def packs(
     compositions: bool = False,
     control: bool = False,
     state_agents: bool = False,
+    extensions: bool = False,
+    providers: bool = False,
 ) -> st.SearchStrategy[dict[str, Any]]:
     """Valid packs (plain dicts, JSON-shaped).
 
@@ -168,6 +172,11 @@ def packs(
         state_agents: RFC 0011 ``agents``: the member ``main``, perhaps ``aide`` too (with a
             prompt of that name), each backed by a workflow state or, now and then, by none
             (a single-prompt agent). Needs the workflow.
+        extensions: RFC 0016 ``extensions`` objects (any keys, nested, schema-keyword look-alikes
+            included) on the prompt and on some states: valid, and never interpreted.
+        providers: RFC 0017 ``provider`` on the prompt, with ``requires.providers`` declared
+            by shorthand or by objects, or not at all (``default`` needs no declaration), an
+            optional (``required: false``) requirement referenced now and then (valid, warned).
 
     Raises:
         ValueError: a knob out of range, a pack with neither workflow nor compositions, or
@@ -197,6 +206,8 @@ def packs(
             compositions,
             control,
             state_agents,
+            extensions,
+            providers,
         )
     )
 
@@ -254,6 +265,8 @@ def _packs(features: _Features) -> st.SearchStrategy[dict[str, Any]]:
     size = max(_BYTES, _extras_at(features)) if features.workflow else _BYTES
     if features.control or features.state_agents:
         size = max(_BYTES, _extras_at(features) + _EXTRA_BYTES)
+    if features.extensions or features.providers:
+        size = max(size, _extras_at(features) + _EXTRA_BYTES + _SLOT_BYTES)
     return st.builds(
         lambda count, data: _decode_pack(features, count, _Bytes(data)),
         counts,
@@ -292,7 +305,60 @@ def _decode_pack(features: _Features, count: int, data: _Bytes) -> dict[str, Any
         pack["tools"] = {tool: {"name": tool, "description": f"The {tool} tool."} for tool in TOOLS}
         names = ("review", "triage")[: data.pick((1, 1, 2))]
         pack["compositions"] = {name: _decode_composition(data) for name in names}
+    if features.extensions or features.providers:
+        data.seek(_extras_at(features) + _EXTRA_BYTES)
+        if features.extensions:
+            _decode_extensions(pack, data)
+        if features.providers:
+            _decode_providers(pack, data)
     return pack
+
+
+_SLOT_BYTES = 1 + len(STATES) + 1
+"""Bytes past ``control`` and ``agents`` for RFC 0016 slots (the prompt's, one per state) and
+the RFC 0017 provider choice."""
+_EXTENSION_VALUES: tuple[Any, ...] = (
+    None,
+    None,
+    {},
+    {"acme.review": {"mode": "strict", "level": 2}},
+    {"type": 7, "$schema": "not a schema", "required": "no"},
+    {"x": {"y": [1, {"z": None}]}, "": True},
+    {"terminal": True, "max_visits": 1, "on_event": {}},
+)
+"""What a slot holds (``None``: no slot): any object is valid and changes nothing (RFC 0016),
+keys a validator might mistake for schema keywords, or a runtime for the state's own fields,
+included."""
+_PROVIDERS: tuple[tuple[Any, str | None], ...] = (
+    (None, None),
+    (None, "default"),
+    (["default", "drafter"], "drafter"),
+    (["drafter"], "default"),
+    (["default", "drafter"], None),
+    (
+        [{"key": "default", "role": "llm"}, {"key": "digest", "role": "llm", "required": False}],
+        "digest",
+    ),
+)
+"""``requires.providers`` (``None``: none) and the prompt's ``provider``: each valid (RFC 0017
+rules 1 and 4; ``default`` always is, declared or not; an optional one referenced is warned)."""
+
+
+def _decode_extensions(pack: dict[str, Any], data: _Bytes) -> None:
+    slots = [pack["prompts"][PROMPT]]
+    slots += list((pack.get("workflow") or {}).get("states", {}).values())
+    for slot in slots:
+        value = data.pick(_EXTENSION_VALUES)
+        if value is not None:
+            slot["extensions"] = _copy(value)
+
+
+def _decode_providers(pack: dict[str, Any], data: _Bytes) -> None:
+    requires, provider = data.pick(_PROVIDERS)
+    if requires is not None:
+        pack["requires"] = {"providers": _copy(requires)}
+    if provider is not None:
+        pack["prompts"][PROMPT]["provider"] = provider
 
 
 def _decode_workflow(features: _Features, names: Sequence[str], data: _Bytes) -> dict[str, Any]:
@@ -310,6 +376,10 @@ def _decode_workflow(features: _Features, names: Sequence[str], data: _Bytes) ->
     allowed |= {"terminal"} if features.terminal_states else set()
     allowed |= {"absent", "empty"} if features.dead_ends else set()
     shapes = [shape for shape in _SHAPES if shape in allowed]
+    if features.control and features.terminal_states:
+        # Terminal states with control: agent (which gives the turn back all the same, RFC
+        # 0014) are reached by agent events often enough to be tried.
+        shapes += ["terminal"] * 8
     states: dict[str, Any] = {}
     for name in names:
         shape = data.pick(shapes)
@@ -956,7 +1026,25 @@ def _agent_state_without_workflow(draw: st.DrawFn, pack: dict[str, Any]) -> str:
     return f"/agents/members/{name}/state"
 
 
+def _prompt_field(field: str, value: Any) -> Callable[[st.DrawFn, dict[str, Any]], str]:
+    """Set a field of the prompt every state runs."""
+
+    def apply(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+        pack["prompts"][PROMPT][field] = _copy(value)
+        return f"/prompts/{PROMPT}/{field}"
+
+    return apply
+
+
+def _provider_unknown(draw: st.DrawFn, pack: dict[str, Any]) -> str:
+    """The prompt names a provider the pack's requirements do not declare (RFC 0017 rule 1)."""
+    pack["requires"] = {"providers": draw(st.sampled_from((["default"], ["default", "triage"])))}
+    pack["prompts"][PROMPT]["provider"] = "drafter"
+    return f"/prompts/{PROMPT}/provider"
+
+
 _W, _L, _C, _CT, _SA = "workflow", "loops", "compositions", "control", "state-agents"
+_EX, _PR = "extensions", "providers"
 
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
@@ -1124,13 +1212,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         "output names no step", _C, "composition-output-unknown", "MAY",
         "compositions.validation.output-unknown", _output_unknown,
     ),
+    Mutation(
+        "a state's extensions a list", _EX, "schema", "MUST",
+        "extensions.validation.state-non-object", _set("extensions", ["x"]),
+    ),
+    Mutation(
+        "the prompt's extensions a string", _EX, "schema", "MUST",
+        "extensions.validation.prompt-non-object", _prompt_field("extensions", "x"),
+    ),
+    Mutation(
+        "the prompt's provider declared nowhere", _PR, "provider-unknown", "MUST",
+        "providers.validation.prompt-provider-unknown-shorthand", _provider_unknown,
+    ),
+    Mutation(
+        "the prompt's provider an object", _PR, "schema", "MUST",
+        "providers.validation.prompt-provider-non-string",
+        _prompt_field("provider", {"key": "default"}),
+    ),
 )  # fmt: skip
 """Every mutation :func:`near_valid_packs` applies, with its rule and requirement."""
 
 
 def near_valid_packs(
     *,
-    areas: Sequence[str] = ("workflow", "loops", "compositions", "control", "state-agents"),
+    areas: Sequence[str] = (
+        "workflow",
+        "loops",
+        "compositions",
+        "control",
+        "state-agents",
+        "extensions",
+        "providers",
+    ),
     requirements: Sequence[Requirement] = ("MUST", "SHOULD", "MAY"),
     max_states: int = 3,
 ) -> st.SearchStrategy[NearValid]:
@@ -1149,7 +1262,8 @@ def near_valid_packs(
     if not chosen:
         raise ValueError(
             f"near_valid_packs(areas={list(areas)}, requirements={list(requirements)}): no "
-            "mutation matches; areas are workflow, loops, compositions, control and state-agents"
+            "mutation matches; areas are workflow, loops, compositions, control, state-agents, "
+            "extensions and providers"
         )
     return _near_valid(chosen, max_states)
 
@@ -1160,6 +1274,8 @@ def _near_valid(chosen: tuple[Mutation, ...], max_states: int) -> st.SearchStrat
         _C: packs(max_states=max_states, workflow=False, compositions=True),
         _CT: packs(max_states=max_states, dead_ends=False, control=True),
         _SA: packs(max_states=max_states, dead_ends=False, state_agents=True),
+        _EX: packs(max_states=max_states, dead_ends=False, extensions=True),
+        _PR: packs(max_states=max_states, dead_ends=False, providers=True),
     }
     workflow_packs = packs(max_states=max_states, dead_ends=False)
 

@@ -43,8 +43,8 @@ from conformance._fuzz.oracle import Expected, expect_invalid, expect_run
 from conformance._runner import Runner
 from conformance._stopping import STOP
 
-AREAS = tuple(a for a in REGISTERED if a not in ("extensions", "providers"))
-"""The areas the fuzzer generates examples for."""
+AREAS = REGISTERED
+"""The areas the fuzzer generates examples for: every area of the registry."""
 BASE_AREAS = ("workflow", "loops", "compositions")
 """What every runtime is fuzzed on when it claims no area: RFC 0014 and RFC 0011 add
 observables (``turn``, ``reply``) and calls (``agent_text``, starts at a state) a runtime
@@ -92,6 +92,10 @@ def _workflow_packs(area: str) -> st.SearchStrategy[dict[str, Any]]:
         return strategies.packs(control=True, artifacts=False)
     if area == "state-agents":  # RFC 0011: starts at a state or as an agent, then RFC 0009
         return strategies.packs(state_agents=True, orchestration=False, artifacts=False)
+    if area == "extensions":  # RFC 0016: slots anywhere, run as if they were not there
+        return strategies.packs(extensions=True)
+    if area == "providers":  # RFC 0017: provider references, declared or default
+        return strategies.packs(providers=True)
     return strategies.packs(workflow=False, compositions=True)
 
 

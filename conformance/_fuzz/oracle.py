@@ -83,6 +83,8 @@ RULE_VALID = {
     "compositions": "compositions.validation.rfc0010-example1",
     "control": "control.validation.control-values-valid",
     "state-agents": "state-agents.validation.agent-state-known",
+    "extensions": "extensions.validation.any-object",
+    "providers": "providers.validation.prompt-provider-declared-shorthand",
 }
 RULE_START_AGENT = "state-agents.execution.start-as-agent"
 RULE_START_VISIT = "state-agents.execution.start-at-state-counts-visit"

@@ -2,7 +2,7 @@
 
 An exported case is an ordinary catalog case (``schema/case.schema.json``): its id is
 ``<area>.fuzz.<hash>`` (case ids start with their area), its requirement MUST, and its
-``spec`` copies the entries of the catalog's MUST case for the rule involved, quotes included.
+``statements`` are those of the catalog's MUST case for the rule involved.
 It passes on the reference and fails on the runtime it was found on.
 """
 

@@ -34,6 +34,10 @@ ALLOWED = (
     "OtherMergeOrder",
     "BranchJumps",
     "OtherTurnChoices",
+    "EndsAtVisitLimit",
+    "StepTextAsString",
+    "OneCodeForRefusedStarts",
+    "DropsFailingBranch",
 )
 WORKFLOW_AREAS = ("workflow", "loops")
 """What the breaking runtimes claim (their compositions are the reference's)."""
@@ -58,8 +62,12 @@ def test_each_rfc_breaking_runtime_is_found_and_shrunk(name: str, seed: int) -> 
     assert len(finding.expected.steps) <= 8, finding.expected.steps
 
 
-NEW_AREA_BUGS = {"IgnoresControl": "control", "CountsEntryOnStart": "state-agents"}
-"""The RFC 0014 and RFC 0011 fakes, each with the area that must find it."""
+NEW_AREA_BUGS = {
+    "IgnoresControl": "control",
+    "CountsEntryOnStart": "state-agents",
+    **breaking.AREA_BUGS,
+}
+"""The RFC 0014, RFC 0011, RFC 0016 and RFC 0017 fakes, each with the area that must find it."""
 
 
 @pytest.mark.parametrize("seed", range(1, 6))
@@ -115,7 +123,13 @@ def test_an_exported_case_passes_on_the_reference_and_fails_on_the_runtime(
 
 
 @pytest.mark.parametrize(
-    ("name", "versions"), [("IgnoresControl", ">=1.7"), ("CountsEntryOnStart", ">=1.4.1")]
+    ("name", "versions"),
+    [
+        ("IgnoresControl", ">=1.7"),
+        ("CountsEntryOnStart", ">=1.4.1"),
+        ("InterpretsExtensions", ">=1.8"),
+        ("AcceptsUnknownProvider", ">=1.9"),
+    ],
 )
 def test_an_exported_case_of_the_newer_areas_names_its_spec_versions(
     tmp_path: Path, name: str, versions: str
@@ -201,7 +215,7 @@ def test_a_time_limit_stops_the_run() -> None:
 
 
 def test_unknown_areas_and_budgets_are_refused() -> None:
-    with pytest.raises(ValueError, match="no fuzzer area 'extensions'"):
-        examples("extensions")
+    with pytest.raises(ValueError, match="no fuzzer area 'budgets'"):
+        examples("budgets")
     with pytest.raises(ValueError, match="examples_wanted or max_time"):
         fuzz(ReferenceAdapter(), examples_wanted=None)
