@@ -20,6 +20,8 @@ def test_fuzz_items_replace_the_catalog(run_pytest: RunPytest) -> None:
         "ppconf::fuzz-compositions-0",
         "ppconf::fuzz-control-0",
         "ppconf::fuzz-state-agents-0",
+        "ppconf::fuzz-extensions-0",
+        "ppconf::fuzz-providers-0",
     ]
 
 

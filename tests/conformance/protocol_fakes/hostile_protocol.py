@@ -40,7 +40,7 @@ def main() -> None:
     if args.pidfile:
         with open(args.pidfile, "a", encoding="utf-8") as pids:
             pids.write(f"{os.getpid()}\n")
-    server = Server(ReferenceAdapter())
+    server = Server(ReferenceAdapter(), scripts=False)  # every request on its own line
     out = sys.stdout.buffer
     for line in iter(sys.stdin.buffer.readline, b""):
         request = json.loads(line)
