@@ -26,7 +26,7 @@ from conformance._cli.common import (
 from conformance._coverage import STATUSES, SourceCoverage, citations_of, coverage, merged_sources
 from conformance._errors import CaseError
 from conformance._revision import Revision, check_revision, source_name
-from conformance._statements import Registry, Statement
+from conformance._statements import Registry, Statement, load_registry
 from conformance._tables import render_table
 
 KEYWORDS = ("MUST", "SHOULD", "MAY")
@@ -354,10 +354,18 @@ def _testability(statement: Statement) -> str:
 # -- statements check -------------------------------------------------------------------------
 
 
+def _registry(args: argparse.Namespace) -> Registry:
+    """The registry alone, without reading a case (the catalog's folders' own statements
+    included); a folder that is not one is said as loading the catalog says it."""
+    folders = [f for f in (args.catalog, *(args.extra_catalog or ())) if f]
+    if not all(Path(f).is_dir() for f in folders):
+        return _load(args).registry
+    return load_registry(*folders)
+
+
 def _check(args: argparse.Namespace, out: TextIO) -> int:
     try:
-        catalog = _load(args)
-        registry = catalog.registry
+        registry = _registry(args)
     except CaseError as error:
         report_error(str(error))
         return EXIT_UNUSABLE
@@ -378,8 +386,15 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     except (OSError, UnicodeDecodeError) as error:
         report_error(f"cannot read {path}: {error}")
         return EXIT_UNUSABLE
-    cited = {i: [c.case for c in found] for i, found in citations_of(catalog.cases).items()}
-    revision = check_revision(registry, name, text, cited)
+    revision = check_revision(registry, name, text, {})
+    if revision.stale:  # only then are the cases read: to name those citing each stale one
+        try:
+            cases = _load(args).cases
+        except CaseError as error:
+            report_error(str(error))
+            return EXIT_UNUSABLE
+        cited = {i: [c.case for c in found] for i, found in citations_of(cases).items()}
+        revision = check_revision(registry, name, text, cited)
     if args.format == "json":
         print_json(_revision_data(revision), out)
     else:
