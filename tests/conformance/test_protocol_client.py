@@ -78,6 +78,8 @@ def wait_for(condition: Callable[[], bool], what: str, limit: float = PATIENT) -
     """Wait until ``condition()`` holds (checking every 20 ms); fail after ``limit`` seconds."""
     deadline = time.monotonic() + limit
     while not condition():
+        # A liveness deadline (PATIENT, 30 s, by default), not a speed target: what is awaited
+        # happens within about a second, so only a kit that never gets there reaches it.
         assert time.monotonic() < deadline, f"still waiting for {what} after {limit:g} s"
         time.sleep(0.02)
 

@@ -303,7 +303,9 @@ def test_a_hang_is_cut_off_at_the_timeout(kit: Kit) -> None:
         f"no answer to 'validate' within {HANG_TIMEOUT:g} s (hung?)",
         f"; adapter stderr: hangs: waiting forever (request {at.number}, validate)",
     )
-    assert run.seconds < 4 * HANG_TIMEOUT  # one timeout, not one per remaining case
+    # One timeout, not one per remaining case. Not a speed target: the small catalog runs in
+    # well under a second, so twelve timeouts' worth leaves a busy machine most of a minute.
+    assert run.seconds < 12 * HANG_TIMEOUT
 
 
 def test_a_hang_in_the_middle_of_a_scenario(kit: Kit) -> None:
