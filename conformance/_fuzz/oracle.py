@@ -277,15 +277,12 @@ class _Walk:
         start at a named state (``at_state``), which RFC 0011 does not define (the kit's
         adapter contract, MAY).
         """
-        if start is not None and start.get("agent") is None:
+        agent = None if start is None else start.get("agent")
+        if start is not None and agent is None:
             self.exercised["left out: start at a named state"] += 1
-            start = None
-        if start is not None:
-            at_state, agent = start.get("at_state"), start.get("agent")
+        if start is not None and agent is not None:
             try:
-                session = reference.start_session(
-                    self.workflow, clock=self.clock, at_state=at_state, agent=agent
-                )
+                session = reference.start_session(self.workflow, clock=self.clock, agent=agent)
             except reference.Rejection as rejection:
                 rule = RULE_START_REFUSED.get(rejection.code)
                 if rule is not None:
