@@ -35,13 +35,11 @@ from conformance._adapter import (
     Capabilities,
     Closable,
     CompositionAdapter,
-    CompositionSession,
     PackInput,
     ScriptingAdapter,
     StateStartingAdapter,
     Terminable,
     TimesOutItself,
-    TurnSession,
 )
 from conformance._errors import (
     AdapterError,
@@ -52,6 +50,7 @@ from conformance._errors import (
     Rejected,
     Unsupported,
 )
+from conformance._operations import BY_NAME
 from conformance._stopping import wait_for
 
 T = TypeVar("T")
@@ -274,7 +273,7 @@ class Guard:
             )
         except BaseException as error:
             _blame("run_composition()", error)
-        return _checked_mapping(result, "run_composition()", "a result {status, output, ...}")
+        return _checked_mapping(result, "run_composition()", _EXPECTED["run_composition"])
 
     @property
     def scripts(self) -> bool:
@@ -366,63 +365,45 @@ class GuardedSession:
         return check_transition(transition)
 
     def set_artifact(self, name: str, value: str) -> None:
-        try:
-            self.session.set_artifact(name, value)
-        except BaseException as error:
-            _blame("set_artifact()", error)
+        self._call("set_artifact", name, value)
 
     def record_tool_calls(self, count: int) -> None:
-        try:
-            self.session.record_tool_calls(count)
-        except BaseException as error:
-            _blame("record_tool_calls()", error)
+        self._call("tool_calls", count)
 
     def advance_clock(self, seconds: float) -> None:
-        try:
-            self.session.advance_clock(seconds)
-        except BaseException as error:
-            _blame("advance_clock()", error)
+        self._call("advance_clock", seconds)
 
     def state(self) -> Mapping[str, Any]:
-        try:
-            state = self.session.state()
-        except BaseException as error:
-            _blame("state()", error)
-        return _checked_mapping(state, "state()", "the session data {current_state, status, ...}")
+        return self._call("state")  # type: ignore[no-any-return]
 
     def snapshot(self) -> Any:
-        try:
-            return self.session.snapshot()
-        except BaseException as error:
-            _blame("snapshot()", error)
+        return self._call("snapshot")
 
     def run_state(self, input: Any, mocks: Mapping[str, Any]) -> Mapping[str, Any]:
-        session = self.session
-        if not conforms(session, CompositionSession):
-            raise Unsupported("the adapter's sessions have no run_state() (compositions)")
-        try:
-            result = cast(CompositionSession, session).run_state(input, mocks)
-        except BaseException as error:
-            _blame("run_state()", error)
-        return _checked_mapping(result, "run_state()", "a result {status, output, ...}")
+        return self._call("run_state", input, mocks)  # type: ignore[no-any-return]
 
     def agent_text(self, text: str) -> None:
-        session = self.session
-        if not conforms(session, TurnSession):
-            raise Unsupported("the adapter's sessions have no agent_text() (RFC 0014 control)")
-        try:
-            cast(TurnSession, session).agent_text(text)
-        except BaseException as error:
-            _blame("agent_text()", error)
+        self._call("agent_text", text)
 
     def user_turn(self) -> None:
+        self._call("user_turn")
+
+    def _call(self, op: str, *arguments: Any) -> Any:
+        """Call the session's method for operation ``op``: unsupported if the session lacks
+        the interface it needs, blamed if it raises, its result checked for the shape the
+        operation answers."""
+        operation = BY_NAME[op]
         session = self.session
-        if not conforms(session, TurnSession):
-            raise Unsupported("the adapter's sessions have no user_turn() (RFC 0014 control)")
+        method = f"{operation.method}()"
+        if operation.needs is not None and not conforms(session, operation.needs):
+            raise Unsupported(f"the adapter's sessions have no {method} ({operation.feature})")
         try:
-            cast(TurnSession, session).user_turn()
+            result = getattr(session, operation.method)(*arguments)
         except BaseException as error:
-            _blame("user_turn()", error)
+            _blame(method, error)
+        if operation.shape == "object":
+            return _checked_mapping(result, method, _EXPECTED[op])
+        return result
 
     def close(self) -> None:
         """Let the runtime free the session; never raises (the part's outcome matters more)."""
@@ -443,6 +424,14 @@ def _checked_session(session: Any, operation: str) -> AdapterSession:
             "Rejected(code) to refuse the start"
         )
     return cast(AdapterSession, session)
+
+
+_EXPECTED = {
+    "state": "the session data {current_state, status, ...}",
+    "run_state": "a result {status, output, ...}",
+    "run_composition": "a result {status, output, ...}",
+}
+"""What a session or adapter method whose operation answers an object returns, in words."""
 
 
 def _checked_mapping(value: Any, operation: str, expected: str) -> Mapping[str, Any]:

@@ -45,6 +45,7 @@ from conformance._errors import (
     Unsupported,
 )
 from conformance._matchers import Mismatch, missing
+from conformance._operations import BY_NAME
 from conformance._statements import POINTER, code_requirement, code_statement
 from conformance._steps import (
     ADVISORY,
@@ -668,29 +669,15 @@ def _run_calls(
     return script.checks(None)
 
 
-_CALLS = {
-    "event": ("send", ("event", "source")),
-    "set_artifact": ("set_artifact", ("name", "value")),
-    "tool_calls": ("record_tool_calls", ("count",)),
-    "advance_clock": ("advance_clock", ("seconds",)),
-    "run_state": ("run_state", ("input", "mocks")),
-    "agent_text": ("agent_text", ("text",)),
-    "user_turn": ("user_turn", ()),
-    "run_composition": ("run_composition", ("name", "input", "mocks")),
-}
-"""Step kind -> the call :func:`_run_step` makes for it, and the step arguments it passes."""
-
-
 def _calls(scenario: Scenario) -> list[Call] | None:
     """Every call :func:`_run_calls` may make, in order: the start, each step's, the session
     data after each step whose expectations read it, and at the end for ``final``; ``None``
     when a step's call depends on an earlier answer (``snapshot_restore``)."""
     calls: list[Call] = [("start", _start_of(scenario))] if scenario.needs_session else []
     for step in scenario.steps:
-        if step.kind not in _CALLS:
+        if step.operation is None:
             return None
-        name, keys = _CALLS[step.kind]
-        calls.append((name, {key: getattr(step, key) for key in keys}))
+        calls.append((BY_NAME[step.operation].method, step.arguments))
         if scenario.needs_session and _reads_state(step.expectation):
             calls.append(("state", {}))
     if scenario.final is not None:

@@ -12,22 +12,14 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
-from conformance._adapter import (
-    Adapter,
-    AdapterSession,
-    CompositionAdapter,
-    CompositionSession,
-    PackInput,
-    StateStartingAdapter,
-    TurnSession,
-)
+from conformance._adapter import Adapter, AdapterSession, PackInput, StateStartingAdapter
 from conformance._errors import PackRejected, Rejected, Unsupported
+from conformance._operations import BY_NAME, OPERATIONS, SCRIPT_OPS, Operation
 from conformance._protocol.messages import (
     FAULT_CODES,
     PACK_REJECTED,
     PROTOCOL_VERSION,
     RUN_SCRIPT,
-    SCRIPT_OPS,
     ProtocolError,
     decode,
     encode,
@@ -52,27 +44,19 @@ class Server:
         self.scripts = scripts
         self.sessions: dict[str, AdapterSession] = {}
         self._ids = itertools.count(1)
-        self._ops: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+        special: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "hello": self.hello,
-            "load": self.load,
-            "validate": self.validate,
             "start": self.start,
             "restore": self.restore,
-            "send": self.send,
-            "set_artifact": self.set_artifact,
-            "tool_calls": self.tool_calls,
-            "advance_clock": self.advance_clock,
-            "state": self.state,
-            "snapshot": self.snapshot,
             "close": self.close,
-            "run_composition": self.run_composition,
-            "run_state": self.run_state,
-            "agent_text": self.agent_text,
-            "user_turn": self.user_turn,
+            "run_script": self.run_script,
             "shutdown": lambda request: {},
         }
-        if scripts:
-            self._ops[RUN_SCRIPT] = self.run_script
+        self._ops = {
+            operation.name: special.get(operation.name) or self._handler(operation)
+            for operation in OPERATIONS
+            if scripts or operation.name != RUN_SCRIPT
+        }
 
     def serve(self, stdin: IO[bytes], stdout: IO[bytes]) -> int:
         """Answer requests until ``shutdown`` or end of input; return the exit status."""
@@ -117,12 +101,23 @@ class Server:
             answer["operations"] = [RUN_SCRIPT]
         return answer
 
-    def load(self, request: dict[str, Any]) -> dict[str, Any]:
-        self.adapter.load(_pack(request))
-        return {}
+    def _handler(self, operation: Operation) -> Callable[[dict[str, Any]], dict[str, Any]]:
+        """The handler of an operation that calls its method with the request's arguments
+        (on the adapter, given the pack, or on the session) and answers its result."""
 
-    def validate(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"diagnostics": [dict(d) for d in self.adapter.validate(_pack(request))]}
+        def handle(request: dict[str, Any]) -> dict[str, Any]:
+            if operation.target == "adapter":
+                target: Any = self.adapter
+                values = [_pack(request)]
+            else:
+                target, values = self._session(request), []
+            values += (request[argument] for argument in operation.arguments)
+            if operation.needs is not None and not isinstance(target, operation.needs):
+                raise Unsupported(f"this runtime does not support {operation.feature}")
+            result = getattr(target, operation.method)(*values)
+            return {} if operation.answer is None else {operation.answer: _plain(result)}
+
+        return handle
 
     def start(self, request: dict[str, Any]) -> dict[str, Any]:
         state, agent = request.get("at_state"), request.get("agent")
@@ -146,56 +141,6 @@ class Server:
         if session is None:
             raise _BadRequest(f"no session {request.get('session')!r}")
         return session
-
-    def send(self, request: dict[str, Any]) -> dict[str, Any]:
-        transition = self._session(request).send(request["event"], request["source"])
-        return {"transition": dict(transition)}
-
-    def set_artifact(self, request: dict[str, Any]) -> dict[str, Any]:
-        self._session(request).set_artifact(request["name"], request["value"])
-        return {}
-
-    def tool_calls(self, request: dict[str, Any]) -> dict[str, Any]:
-        self._session(request).record_tool_calls(request["count"])
-        return {}
-
-    def advance_clock(self, request: dict[str, Any]) -> dict[str, Any]:
-        self._session(request).advance_clock(request["seconds"])
-        return {}
-
-    def state(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"state": dict(self._session(request).state())}
-
-    def snapshot(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"snapshot": self._session(request).snapshot()}
-
-    def run_composition(self, request: dict[str, Any]) -> dict[str, Any]:
-        adapter = self.adapter
-        if not isinstance(adapter, CompositionAdapter):
-            raise Unsupported("this runtime does not run compositions")
-        pack = _pack(request)
-        result = adapter.run_composition(pack, request["name"], request["input"], request["mocks"])
-        return {"result": dict(result)}
-
-    def run_state(self, request: dict[str, Any]) -> dict[str, Any]:
-        session = self._session(request)
-        if not isinstance(session, CompositionSession):
-            raise Unsupported("this runtime does not run compositions")
-        return {"result": dict(session.run_state(request["input"], request["mocks"]))}
-
-    def agent_text(self, request: dict[str, Any]) -> dict[str, Any]:
-        session = self._session(request)
-        if not isinstance(session, TurnSession):
-            raise Unsupported("this runtime does not track turns (RFC 0014)")
-        session.agent_text(request["text"])
-        return {}
-
-    def user_turn(self, request: dict[str, Any]) -> dict[str, Any]:
-        session = self._session(request)
-        if not isinstance(session, TurnSession):
-            raise Unsupported("this runtime does not track turns (RFC 0014)")
-        session.user_turn()
-        return {}
 
     def close(self, request: dict[str, Any]) -> dict[str, Any]:
         self._session(request)
@@ -236,7 +181,7 @@ class Server:
             return _failure(
                 "bad-request", f"a script holds only {', '.join(SCRIPT_OPS)}; not {op!r}"
             )
-        if op in ("validate", "start", "run_composition"):
+        if BY_NAME[op].target == "adapter":  # given the script's pack
             if op == "start" and session is not None:
                 return _failure("bad-request", "a script starts one session")
             return _outcome(self._ops[op], {**step, "pack": pack})
@@ -264,6 +209,15 @@ def _outcome(
         message = f"{type(error).__name__}: {error} at {where.filename}:{where.lineno}"
         return _failure("internal-error", message)
     return {"ok": True, **result}
+
+
+def _plain(result: Any) -> Any:
+    """A result as JSON data: a mapping as a dict, a sequence of mappings as a list of dicts."""
+    if isinstance(result, Mapping):
+        return dict(result)
+    if isinstance(result, list | tuple) and all(isinstance(item, Mapping) for item in result):
+        return [dict(item) for item in result]
+    return result
 
 
 def _pack(request: Mapping[str, Any]) -> PackInput:

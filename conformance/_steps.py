@@ -340,6 +340,9 @@ class Step(ABC):
     """
 
     kind: ClassVar[StepKind]
+    operation: ClassVar[str | None]
+    """The operation (:data:`~conformance._operations.OPERATIONS`) the step is, called with
+    :attr:`arguments`; ``None`` for a step of several calls."""
     needs_session: ClassVar[bool] = True
     """Whether the step acts on a session (running a named composition does not)."""
 
@@ -373,6 +376,7 @@ class Step(ABC):
 @dataclass(frozen=True)
 class Event(Step):
     kind: ClassVar[StepKind] = "event"
+    operation: ClassVar[str | None] = "send"
     event: str
     source: str = "host"
 
@@ -394,6 +398,7 @@ class Event(Step):
 @dataclass(frozen=True)
 class SetArtifact(Step):
     kind: ClassVar[StepKind] = "set_artifact"
+    operation: ClassVar[str | None] = "set_artifact"
     name: str
     value: str
 
@@ -417,6 +422,7 @@ class SetArtifact(Step):
 @dataclass(frozen=True)
 class ToolCalls(Step):
     kind: ClassVar[StepKind] = "tool_calls"
+    operation: ClassVar[str | None] = "tool_calls"
     count: int
 
     @property
@@ -439,6 +445,7 @@ class ToolCalls(Step):
 @dataclass(frozen=True)
 class AdvanceClock(Step):
     kind: ClassVar[StepKind] = "advance_clock"
+    operation: ClassVar[str | None] = "advance_clock"
     seconds: float
 
     @property
@@ -461,6 +468,7 @@ class AdvanceClock(Step):
 @dataclass(frozen=True)
 class SnapshotRestore(Step):
     kind: ClassVar[StepKind] = "snapshot_restore"
+    operation: ClassVar[str | None] = None
 
     @property
     def arguments(self) -> Mapping[str, Any]:
@@ -484,6 +492,7 @@ class SnapshotRestore(Step):
 @dataclass(frozen=True)
 class RunComposition(Step):
     kind: ClassVar[StepKind] = "run_composition"
+    operation: ClassVar[str | None] = "run_composition"
     needs_session: ClassVar[bool] = False
     name: str
     input: Any = None
@@ -514,6 +523,7 @@ class RunComposition(Step):
 @dataclass(frozen=True)
 class RunState(Step):
     kind: ClassVar[StepKind] = "run_state"
+    operation: ClassVar[str | None] = "run_state"
     input: Any = None
     mocks: Mapping[str, Any] = field(default_factory=dict)
 
@@ -536,6 +546,7 @@ class RunState(Step):
 @dataclass(frozen=True)
 class AgentText(Step):
     kind: ClassVar[StepKind] = "agent_text"
+    operation: ClassVar[str | None] = "agent_text"
     text: str
 
     @property
@@ -558,6 +569,7 @@ class AgentText(Step):
 @dataclass(frozen=True)
 class UserTurn(Step):
     kind: ClassVar[StepKind] = "user_turn"
+    operation: ClassVar[str | None] = "user_turn"
 
     @property
     def arguments(self) -> Mapping[str, Any]:

@@ -27,16 +27,14 @@ from conformance._errors import (
     ScriptIncomplete,
     Unsupported,
 )
+from conformance._operations import BY_METHOD, BY_NAME, SCRIPT_OPS, Operation
 from conformance._protocol.client import (
     DEFAULT_REQUEST_TIMEOUT,
     MAX_FAILED_STARTS,
     Pending,
     ProtocolClient,
 )
-from conformance._protocol.messages import RUN_SCRIPT, SCRIPT_OPS, pack_message
-
-_WIRE_OPS = {"record_tool_calls": "tool_calls"}
-"""Calls whose request has another name than the session method."""
+from conformance._protocol.messages import RUN_SCRIPT, pack_message
 
 
 class SubprocessAdapter:
@@ -109,38 +107,30 @@ class SubprocessAdapter:
         return self.client.capabilities()
 
     def load(self, pack: PackInput) -> None:
-        self._request("load", {"pack": pack_message(pack)})
+        self._call("load", pack)
 
     def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
-        reply = self._request("validate", {"pack": pack_message(pack)})
-        diagnostics = reply.get("diagnostics")
-        if not isinstance(diagnostics, list) or not all(isinstance(d, dict) for d in diagnostics):
-            self.client.fault("validate answered without a diagnostics list")
-        return diagnostics
+        return self._call("validate", pack)  # type: ignore[no-any-return]
 
     def start(self, pack: PackInput) -> SubprocessSession:
-        return self._session(self._request("start", {"pack": pack_message(pack)}))
+        return self._open(self._call("start", pack))
 
     def start_at(
         self, pack: PackInput, *, state: str | None = None, agent: str | None = None
     ) -> SubprocessSession:
         """RFC 0011: ``start`` with ``at_state`` or ``agent``."""
-        arguments: dict[str, Any] = {"pack": pack_message(pack)}
-        if state is not None:
-            arguments["at_state"] = state
-        if agent is not None:
-            arguments["agent"] = agent
-        return self._session(self._request("start", arguments))
+        given = {"at_state": state, "agent": agent}
+        arguments = {key: value for key, value in given.items() if value is not None}
+        return self._open(self._call("start", pack, arguments))
 
     def restore(self, pack: PackInput, snapshot: Any) -> SubprocessSession:
-        reply = self._request("restore", {"pack": pack_message(pack), "snapshot": snapshot})
-        return self._session(reply)
+        return self._open(self._call("restore", pack, {"snapshot": snapshot}))
 
     def run_composition(
         self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
     ) -> Mapping[str, Any]:
-        arguments = {"pack": pack_message(pack), "name": name, "input": input, "mocks": mocks}
-        return _result(self.client, self._request("run_composition", arguments))
+        arguments = {"name": name, "input": input, "mocks": mocks}
+        return self._call("run_composition", pack, arguments)  # type: ignore[no-any-return]
 
     def scripted(self, pack: PackInput, calls: Sequence[Call]) -> SubprocessAdapter | None:
         """The calls in one ``run_script`` request, sent now, their answers read on the first
@@ -152,21 +142,20 @@ class SubprocessAdapter:
         """
         if not self.scripts or RUN_SCRIPT not in self.client.operations():
             return None
-        requests = [{"op": _WIRE_OPS.get(name, name), **arguments} for name, arguments in calls]
+        requests = [{"op": BY_METHOD[name].name, **arguments} for name, arguments in calls]
         unknown = [r["op"] for r in requests if r["op"] not in SCRIPT_OPS]
         if unknown:
             raise KitError(f"a script cannot hold {unknown[0]!r}")
         message = {"pack": pack_message(pack), "requests": requests}
         return _Scripted(_Replay(self.client, self.client.send(RUN_SCRIPT, message), requests))
 
+    def _call(self, op: str, pack: PackInput, arguments: Mapping[str, Any] | None = None) -> Any:
+        """Ask the adapter's operation ``op`` on ``pack``: the result its answer carries."""
+        arguments = {"pack": pack_message(pack), **(arguments or {})}
+        return _result_of(self.client, BY_NAME[op], self._request(op, arguments))
+
     def _request(self, op: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         return self.client.request(op, arguments)
-
-    def _session(self, reply: Mapping[str, Any]) -> SubprocessSession:
-        session = reply.get("session")
-        if not isinstance(session, str):
-            self.client.fault("start answered without a session id")
-        return self._open(session)
 
     def _open(self, session: str) -> SubprocessSession:
         return SubprocessSession(self.client, session)
@@ -183,50 +172,48 @@ class SubprocessSession:
         self._session = session
         self._generation = client.generation
 
-    def _request(self, op: str, **arguments: Any) -> dict[str, Any]:
+    def _call(self, op: str, **arguments: Any) -> Any:
+        """Ask the session's operation ``op``: the result its answer carries."""
+        return _result_of(self._client, BY_NAME[op], self._request(op, arguments))
+
+    def _request(self, op: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         return self._client.request(
             op, {"session": self._session, **arguments}, generation=self._generation
         )
 
     def send(self, event: str, source: str) -> Mapping[str, Any]:
-        transition = self._request("send", event=event, source=source).get("transition")
-        if not isinstance(transition, dict):
-            self._client.fault("send answered without a transition")
-        return transition
+        return self._call("send", event=event, source=source)  # type: ignore[no-any-return]
 
     def set_artifact(self, name: str, value: str) -> None:
-        self._request("set_artifact", name=name, value=value)
+        self._call("set_artifact", name=name, value=value)
 
     def record_tool_calls(self, count: int) -> None:
-        self._request("tool_calls", count=count)
+        self._call("tool_calls", count=count)
 
     def advance_clock(self, seconds: float) -> None:
-        self._request("advance_clock", seconds=seconds)
+        self._call("advance_clock", seconds=seconds)
 
     def state(self) -> Mapping[str, Any]:
-        state = self._request("state").get("state")
-        if not isinstance(state, dict):
-            self._client.fault("state answered without a state object")
-        return state
+        return self._call("state")  # type: ignore[no-any-return]
 
     def snapshot(self) -> Any:
-        return self._request("snapshot").get("snapshot")
+        return self._call("snapshot")
 
     def run_state(self, input: Any, mocks: Mapping[str, Any]) -> Mapping[str, Any]:
-        return _result(self._client, self._request("run_state", input=input, mocks=mocks))
+        return self._call("run_state", input=input, mocks=mocks)  # type: ignore[no-any-return]
 
     def agent_text(self, text: str) -> None:
         """RFC 0014: the agent emits ``text`` in the current round."""
-        self._request("agent_text", text=text)
+        self._call("agent_text", text=text)
 
     def user_turn(self) -> None:
         """RFC 0014: the user speaks."""
-        self._request("user_turn")
+        self._call("user_turn")
 
     def close(self) -> None:
         """Let the adapter forget the session (ignored if it does not support close)."""
         with contextlib.suppress(Unsupported):
-            self._request("close")
+            self._call("close")
 
 
 class _Replay:
@@ -315,12 +302,13 @@ class _ScriptedSession(SubprocessSession):
         super().__init__(replay.client, session)
         self.replay = replay
 
-    def _request(self, op: str, **arguments: Any) -> dict[str, Any]:
+    def _request(self, op: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         return self.replay.take(op, arguments)
 
 
-def _result(client: ProtocolClient, reply: Mapping[str, Any]) -> Mapping[str, Any]:
-    result = reply.get("result")
-    if not isinstance(result, dict):
-        client.fault("a composition run answered without a result object")
-    return result
+def _result_of(client: ProtocolClient, operation: Operation, reply: Mapping[str, Any]) -> Any:
+    """The result an ok answer to ``operation`` carries; a fault if it is missing or malformed."""
+    try:
+        return operation.result(reply)
+    except ValueError as error:
+        client.fault(str(error))

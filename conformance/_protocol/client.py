@@ -30,6 +30,7 @@ from conformance._errors import (
     Rejected,
     Unsupported,
 )
+from conformance._operations import BY_NAME
 from conformance._protocol.connection import (
     Connection,
     LineTooLong,
@@ -360,7 +361,7 @@ class ProtocolClient:
         try:
             reply = decode(line)
             if self.validate_protocol:
-                check_message(reply, "Response")
+                check_message(reply, f"responses/{op}" if op in BY_NAME else "Response")
         except ProtocolError as error:
             self.fault(f"stray or malformed output on stdout: {error}")
         reply_id = reply.get("id")
@@ -411,6 +412,11 @@ class ProtocolClient:
     def answer(self, op: str, reply: dict[str, Any]) -> dict[str, Any]:
         """What a request answered with ``reply`` gives (one of a ``run_script``'s answers):
         the ok answer; or the runtime's refusal, or a fault, raised."""
+        if self.validate_protocol:
+            try:
+                check_message(reply, f"answers/{op}")
+            except ProtocolError as error:
+                self.fault(f"a malformed answer in run_script: {error}")
         return self._answer(op, reply)
 
     def _answer(self, op: str, reply: dict[str, Any]) -> dict[str, Any]:

@@ -31,21 +31,6 @@ RUNTIME_FIELDS = ("name", "version", "language")
 RUN_SCRIPT = "run_script"
 """The optional operation that runs a whole scenario in one request (``operations`` in the hello
 answer declares it): its requests are answered in order, each as it would have been alone."""
-SCRIPT_OPS = (
-    "validate",
-    "start",
-    "send",
-    "set_artifact",
-    "tool_calls",
-    "advance_clock",
-    "state",
-    "run_state",
-    "agent_text",
-    "user_turn",
-    "run_composition",
-)
-"""The requests a script may hold, each without ``id``, ``pack`` (the script's) and ``session``
-(the one its ``start`` opened)."""
 
 
 class ProtocolError(Exception):
@@ -156,13 +141,14 @@ def _validator(definition: str) -> Any:
 
 
 def check_message(message: Mapping[str, Any], definition: str) -> None:
-    """Validate a request (``Request``) or response (``Response``) against the protocol schema.
+    """Validate a message against a definition of the protocol schema: ``Request``, or the
+    response to one operation (``responses/send``), or one answer of a script
+    (``answers/send``).
 
     Raises:
         ProtocolError: naming the first violation and where it is.
     """
     for error in _validator(definition).iter_errors(message):
         where = "/" + "/".join(map(str, error.instance_path))
-        raise ProtocolError(
-            f"{definition.lower()} breaks the protocol schema at {where}: {error.message}"
-        )
+        what = definition.lower().replace("s/", " to ", 1)  # responses/send: the response to send
+        raise ProtocolError(f"the {what} breaks the protocol schema at {where}: {error.message}")
