@@ -19,7 +19,6 @@ adapter's process group killed, exit status 128 + the signal.
 from __future__ import annotations
 
 import contextlib
-import math
 import random
 import sys
 from collections.abc import Generator, Iterator
@@ -36,21 +35,17 @@ from conformance._cases import Case, Catalog, Selection, load_catalog
 from conformance._errors import AdapterError, AdapterGaveUp, CaseError, KitError
 from conformance._expected_failures import ExpectedFailure, load_expected_failures
 from conformance._levels import describe_level
+from conformance._options import RUN_OPTIONS, add_run_option
 from conformance._plugin_settings import add_settings, apply_settings
 from conformance._records import PartRecord, Report, RunHeader
 from conformance._report.jsonl import JsonLinesWriter
 from conformance._report.outputs import OutputError, check_outputs, write_output
 from conformance._report.text import render_findings, render_levels
 from conformance._report.views import VIEWS, render_view
-from conformance._runner import DEFAULT_TIMEOUT, Runner
-from conformance._spec_versions import NEWEST, SpecVersionError, check_target
+from conformance._runner import Runner
+from conformance._spec_versions import SpecVersionError, check_target
 from conformance._stopping import STOP, signal_name, stop_signals
 from conformance._verdicts import Judgement, judge_report
-
-MAX_SECONDS = 86_400.0
-"""The longest ``--ppconf-timeout`` (as ``ppconf run --timeout``)."""
-MAX_REPEAT = 1000
-MAX_EXAMPLES = 10_000_000
 
 _STATE = pytest.StashKey["_PluginState"]()
 _RECORD = "ppconf_record"
@@ -60,81 +55,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """Add the ``--ppconf-*`` options, in their own group, and their settings-file lines
     (``ppconf_adapter = ...``); an option's default is applied by :func:`apply_settings`."""
     group = parser.getgroup("ppconf", "PromptPack workflow conformance (ppconf)")
-    group.addoption(
-        "--ppconf-adapter",
-        metavar="SPEC",
-        help="run the ppconf catalog against this runtime: module:Class, cmd:COMMAND (a "
-        "program speaking the adapter protocol) or 'reference'",
-    )
-    group.addoption(
-        "--ppconf-spec-version",
-        metavar="VERSION",
-        help=f"the PromptPack spec version to assess (default {NEWEST})",
-    )
-    group.addoption(
-        "--ppconf-area",
-        action="append",
-        choices=AREAS,
-        help="only cases of this area (repeatable; a partial selection)",
-    )
-    group.addoption(
-        "--ppconf-require-level",
-        type=int,
-        choices=range(4),
-        metavar="N",
-        help="fail the session unless the headline support level is at least N (needs the "
-        "whole catalog of the spec version)",
-    )
-    group.addoption(
-        "--ppconf-strict",
-        action="store_true",
-        help="every check counts: fail the session on any case part that does not pass, at "
-        "any requirement (default: only MUST checks of the claimed areas and levels)",
-    )
-    group.addoption(
-        "--ppconf-expected-failures",
-        metavar="FILE",
-        help="YAML mapping of case id to reason (or {flaky: reason}); those cases are xfail, "
-        "and a case that passes anyway fails the session",
-    )
-    group.addoption("--ppconf-catalog", metavar="DIR", help="a catalog folder (default: built-in)")
-    group.addoption(
-        "--ppconf-extra-catalog",
-        action="append",
-        metavar="DIR",
-        help="a folder of more cases, run on top of the catalog (repeatable)",
-    )
-    group.addoption(
-        "--ppconf-validate-protocol",
-        action="store_true",
-        help="for cmd: adapters, check all traffic against the protocol schema",
-    )
-    group.addoption(
-        "--ppconf-timeout",
-        type=float,
-        metavar="SECONDS",
-        help=f"time limit for each case part (default {DEFAULT_TIMEOUT:g})",
-    )
-    group.addoption(
-        "--ppconf-repeat",
-        type=int,
-        metavar="N",
-        help="run each case part N times; a part that does not end the same way is flaky",
-    )
-    group.addoption(
-        "--ppconf-fuzz",
-        type=int,
-        metavar="N",
-        help="fuzz the adapter against the reference instead of running the catalog: N "
-        "examples per area and per xdist worker (docs/fuzzing.md)",
-    )
-    group.addoption(
-        "--ppconf-report",
-        nargs=2,
-        action="append",
-        metavar=("FORMAT", "PATH"),
-        help=f"write a report at the end of the session: json, {', '.join(VIEWS)} (repeatable)",
-    )
+    for option in RUN_OPTIONS:
+        if option.plugin:
+            add_run_option(group, option.dest, prefix="ppconf-")
     add_settings(parser)
 
 
@@ -157,21 +80,8 @@ class _PluginState:
                 "drop --ppconf-area (a partial selection certifies nothing)"
             )
         timeout = option.ppconf_timeout
-        if not (math.isfinite(timeout) and 0 < timeout <= MAX_SECONDS):
-            raise pytest.UsageError(
-                f"ppconf: --ppconf-timeout {timeout}: give a number of seconds above 0 and at "
-                f"most {MAX_SECONDS:,.0f}"
-            )
-        if not 1 <= option.ppconf_repeat <= MAX_REPEAT:
-            raise pytest.UsageError(
-                f"ppconf: --ppconf-repeat is a number of runs from 1 to {MAX_REPEAT}"
-            )
         self.timeout: float = timeout
         self.fuzz: int | None = option.ppconf_fuzz
-        if self.fuzz is not None and not 1 <= self.fuzz <= MAX_EXAMPLES:
-            raise pytest.UsageError(
-                f"ppconf: --ppconf-fuzz is a number of examples from 1 to {MAX_EXAMPLES:,}"
-            )
         for fmt, _ in option.ppconf_report:
             if fmt != "json" and fmt not in VIEWS:
                 raise pytest.UsageError(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, TextIO
 
+from conformance._options import MAX_EXAMPLES, whole_number
 from conformance._text import terminal
 
 EXIT_OK = 0
@@ -25,49 +25,8 @@ def report_error(message: str) -> None:
     print(f"ppconf: error: {terminal(message)}", file=sys.stderr)
 
 
-MAX_SECONDS = 86_400.0
-"""The longest time limit taken (a day): beyond it a limit is no limit, and a platform's own
-waits overflow."""
-MAX_REPEAT = 1000
-"""The most runs of each part ``--repeat`` takes."""
-MAX_EXAMPLES = 10_000_000
-"""The most examples ``ppconf fuzz --examples`` takes."""
-
-
-def whole_number(maximum: int) -> Callable[[str], int]:
-    """An argparse type: a whole number from 1 to ``maximum`` (``--repeat``, ``--examples``)."""
-
-    def parse(text: str) -> int:
-        if len(text) > 30:
-            raise argparse.ArgumentTypeError(f"{text[:30]!r}... is not from 1 to {maximum:,}")
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if not 1 <= value <= maximum:
-            raise argparse.ArgumentTypeError(f"{value} is not from 1 to {maximum:,}")
-        return value
-
-    return parse
-
-
 positive_int = whole_number(MAX_EXAMPLES)
 """A whole number from 1 to :data:`MAX_EXAMPLES`."""
-
-
-def positive_seconds(text: str) -> float:
-    """An argparse type: a positive, finite number of seconds up to :data:`MAX_SECONDS`
-    (``--timeout``, ``--max-time``); 0, negatives, ``nan``, ``inf`` and 1e10 are refused, since
-    none of them is a usable limit."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text[:30]!r} is not a number of seconds") from None
-    if not math.isfinite(value) or not 0 < value <= MAX_SECONDS:
-        raise argparse.ArgumentTypeError(
-            f"{text[:30]} is not a number of seconds above 0 and at most {MAX_SECONDS:,.0f}"
-        )
-    return value
 
 
 TEXT = "for people (the default)"

@@ -19,15 +19,13 @@ from conformance._cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNUSABLE,
-    MAX_EXAMPLES,
     add_format_option,
-    positive_seconds,
     print_json,
     report_error,
-    whole_number,
 )
 from conformance._cli.run import add_adapter_options, open_adapter
 from conformance._errors import AdapterError
+from conformance._options import MAX_EXAMPLES, positive_seconds, whole_number
 from conformance._report.outputs import OutputError
 from conformance._stopping import STOP, stop_signals
 

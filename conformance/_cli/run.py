@@ -10,19 +10,15 @@ from collections.abc import Callable, Sequence
 from typing import IO, Any, TextIO
 
 from conformance._adapter import Adapter
-from conformance._adapter_spec import REFERENCE, load_adapter
-from conformance._areas import AREAS
+from conformance._adapter_spec import load_adapter
 from conformance._boundary import Guard, refusing_exit
 from conformance._cases import Case, Selection, load_catalog
 from conformance._cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNUSABLE,
-    MAX_REPEAT,
     add_format_option,
-    positive_seconds,
     report_error,
-    whole_number,
 )
 from conformance._errors import AdapterError, AdapterGaveUp, CaseError, KitError
 from conformance._expected_failures import (
@@ -30,13 +26,14 @@ from conformance._expected_failures import (
     load_expected_failures,
     write_expected_failures,
 )
+from conformance._options import add_run_option
 from conformance._records import PartRecord, Report, RunHeader
 from conformance._report.jsonl import JsonLinesWriter, summary_line
 from conformance._report.outputs import STDOUT, OutputError, check_outputs, write_output
 from conformance._report.text import render_text
 from conformance._report.views import VIEWS, render_view
-from conformance._runner import DEFAULT_TIMEOUT, Runner
-from conformance._spec_versions import NEWEST, SpecVersionError, check_target
+from conformance._runner import Runner
+from conformance._spec_versions import SpecVersionError, check_target
 from conformance._statements import Registry
 from conformance._stopping import STOP, Stopped, signal_name, stop_signals
 from conformance._text import terminal
@@ -55,50 +52,15 @@ def add_run_parser(commands: Any) -> None:
     )
     add_adapter_options(run)
     add_selection_options(run)
-    run.add_argument(
-        "--report",
-        nargs=2,
-        action="append",
-        default=[],
-        metavar=("FORMAT", "PATH"),
-        help="write a report: json (JSON Lines, streamed), or a view of it: "
-        f"{', '.join(VIEWS)} (see `ppconf report`); repeatable; PATH - is stdout (the summary "
-        "then goes to stderr)",
-    )
-    run.add_argument(
-        "--require-level",
-        type=int,
-        choices=range(4),
-        metavar="N",
-        help="exit 1 unless the headline level is at least N (0-3); needs the whole catalog of "
-        "the spec version (no --area/--level/--requirement/--id)",
-    )
-    run.add_argument(
-        "--strict",
-        action="store_true",
-        help="every check counts: exit 1 on any case that does not pass, at any requirement "
-        "(default: only MUST checks of the claimed areas, up to the claimed levels)",
-    )
-    run.add_argument(
-        "--expected-failures",
-        metavar="FILE",
-        help="YAML mapping of case id to reason (or {flaky: reason}); those failures do not "
-        "fail the run, but an unexpected pass does",
-    )
+    for dest in ("report", "require_level", "strict", "expected_failures"):
+        add_run_option(run, dest)
     run.add_argument(
         "--write-expected-failures",
         metavar="FILE",
         help="write the cases that did not pass, each with its reason, as an expected-failures "
         "file",
     )
-    run.add_argument(
-        "--repeat",
-        type=whole_number(MAX_REPEAT),
-        default=1,
-        metavar="N",
-        help="run each case part N times; a part that does not end the same way every time is "
-        f"reported flaky and does not pass (default 1, at most {MAX_REPEAT})",
-    )
+    add_run_option(run, "repeat")
     add_format_option(
         run,
         schema="summary.schema.json (the summary record a report ends with)",
@@ -108,27 +70,9 @@ def add_run_parser(commands: Any) -> None:
 
 
 def add_adapter_options(parser: argparse.ArgumentParser) -> None:
-    """The adapter options shared by ``run`` and ``smoke``."""
-    parser.add_argument(
-        "--adapter",
-        metavar="SPEC",
-        default=REFERENCE,
-        help="the runtime: module:Class for a Python adapter, 'cmd:COMMAND LINE' for a program "
-        "speaking the adapter protocol on stdio (docs/protocol.md), or reference (default)",
-    )
-    parser.add_argument(
-        "--validate-protocol",
-        action="store_true",
-        help="for cmd: adapters, check every request and response against the protocol schema",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=positive_seconds,
-        default=DEFAULT_TIMEOUT,
-        metavar="SECONDS",
-        help=f"time limit for each case part and each protocol request "
-        f"(default {DEFAULT_TIMEOUT:g})",
-    )
+    """The adapter options shared by ``run``, ``fuzz`` and ``adapter check``."""
+    for dest in ("adapter", "validate_protocol", "timeout"):
+        add_run_option(parser, dest)
     parser.add_argument(
         "--protocol-log",
         metavar="PATH",
@@ -162,21 +106,8 @@ def open_adapter(args: argparse.Namespace) -> Adapter:
 
 def add_selection_options(parser: argparse.ArgumentParser) -> None:
     """The case filters shared by ``run`` and ``cases list``."""
-    parser.add_argument("--catalog", metavar="DIR", help="a catalog folder (default: built-in)")
-    parser.add_argument(
-        "--extra-catalog",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="a folder of more cases, run on top of the catalog (repeatable)",
-    )
-    parser.add_argument(
-        "--spec-version",
-        default=NEWEST,
-        metavar="VERSION",
-        help=f"the PromptPack spec version to assess (default {NEWEST}): its cases and areas",
-    )
-    parser.add_argument("--area", action="append", default=[], choices=AREAS)
+    for dest in ("catalog", "extra_catalog", "spec_version", "area"):
+        add_run_option(parser, dest)
     parser.add_argument("--level", action="append", default=[], type=int, choices=range(4))
     parser.add_argument(
         "--requirement", action="append", default=[], choices=("MUST", "SHOULD", "MAY")

@@ -53,7 +53,9 @@ def test_the_option_needs_an_adapter_and_a_count(run_pytest: RunPytest) -> None:
     assert "--ppconf-fuzz needs --ppconf-adapter" in alone.stderr.str()
     zero = run_pytest("--ppconf-adapter=reference", "--ppconf-fuzz=0")
     assert zero.ret == pytest.ExitCode.USAGE_ERROR
-    assert "--ppconf-fuzz is a number of examples from 1 to 10,000,000" in zero.stderr.str()
+    assert "argument --ppconf-fuzz: 0 is not from 1 to 10,000,000" in zero.stderr.str()
     huge = run_pytest("--ppconf-adapter=reference", f"--ppconf-fuzz={10**12}")
     assert huge.ret == pytest.ExitCode.USAGE_ERROR
-    assert "--ppconf-fuzz is a number of examples from 1 to 10,000,000" in huge.stderr.str()
+    assert "argument --ppconf-fuzz: 1000000000000 is not from 1 to 10,000,000" in (
+        huge.stderr.str()
+    )

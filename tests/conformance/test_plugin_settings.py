@@ -92,7 +92,9 @@ def test_the_command_line_wins(pytester: pytest.Pytester, run_pytest: RunPytest)
     [
         ("ppconf_require_level = high", "ppconf_require_level in *: 'high' is not a whole number"),
         ("ppconf_require_level = 7", "ppconf_require_level in *: 7 is not one of 0, 1, 2, 3"),
-        ("ppconf_timeout = -1", "ppconf_timeout in *: '-1' is not a positive, finite number *"),
+        ("ppconf_timeout = -1", "ppconf_timeout in *: -1 is not a number of seconds above 0 *"),
+        ("ppconf_timeout = 1e10", "ppconf_timeout in *: 1e10 is not a number of seconds above *"),
+        ("ppconf_repeat = 0", "ppconf_repeat in *: 0 is not from 1 to 1,000"),
         ("ppconf_validate_protocol = maybe", "ppconf_validate_protocol in *: 'maybe' is neither *"),
         ("ppconf_area = nowhere", "ppconf_area in *: 'nowhere' is not one of workflow, *"),
     ],

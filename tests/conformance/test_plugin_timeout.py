@@ -38,8 +38,18 @@ def test_a_hang_times_out_and_the_session_goes_on(
     assert result.duration < fakes.HANG_SECONDS
 
 
-@pytest.mark.parametrize("value", ["soon", ""])
-def test_a_timeout_is_a_number(run_pytest: RunPytest, value: str) -> None:
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("soon", "'soon' is not a number of seconds"),
+        ("", "'' is not a number of seconds"),
+        ("0", "0 is not a number of seconds above 0 and at most 86,400"),
+        ("1e10", "1e10 is not a number of seconds above 0 and at most 86,400"),
+    ],
+)
+def test_a_timeout_is_a_usable_number_of_seconds(
+    run_pytest: RunPytest, value: str, reason: str
+) -> None:
     result = run_pytest("--ppconf-adapter=reference", f"--ppconf-timeout={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--ppconf-timeout*invalid float value*"])
+    result.stderr.fnmatch_lines([f"*argument --ppconf-timeout: {reason}*"])
