@@ -15,9 +15,9 @@ import argparse
 import statistics
 import time
 
-from conformance._cases import load_catalog
-from conformance._reference_adapter import ReferenceAdapter
-from conformance._runner import DEFAULT_TIMEOUT, Runner
+from conformance._catalog.cases import load_catalog
+from conformance._judging.runner import DEFAULT_TIMEOUT, Runner
+from conformance._runtime.reference_adapter import ReferenceAdapter
 
 TARGET = 1_000  # scenarios per second
 

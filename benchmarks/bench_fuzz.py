@@ -31,10 +31,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conformance import ReferenceAdapter
-from conformance._adapter import Adapter
 from conformance._fuzz.engine import AREAS, BASE_AREAS, FuzzResult, fuzz
+from conformance._judging.runner import DEFAULT_TIMEOUT
 from conformance._protocol import SubprocessAdapter
-from conformance._runner import DEFAULT_TIMEOUT
+from conformance._runtime.adapter import Adapter
 
 IN_PROCESS_TARGET = 300  # examples per second
 PROTOCOL_TARGET = 100

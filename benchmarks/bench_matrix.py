@@ -22,12 +22,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from conformance._adapter_spec import load_adapter
-from conformance._cases import Selection, load_catalog
-from conformance._records import Report, RunHeader, records_of
+from conformance._catalog.cases import Selection, load_catalog
+from conformance._judging.records import Report, RunHeader, records_of
+from conformance._judging.runner import Runner
 from conformance._report.jsonl import JsonLinesWriter, read_report
 from conformance._report.matrix import build_matrix, render_matrix_html, render_matrix_markdown
-from conformance._runner import Runner
+from conformance._runtime.adapter_spec import load_adapter
 
 TARGET_SEC = 1.0  # three full reports, read, aligned and rendered
 ROOT = Path(__file__).resolve().parent.parent

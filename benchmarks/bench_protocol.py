@@ -29,11 +29,11 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from conformance._adapter import Adapter
-from conformance._cases import Case, load_catalog
+from conformance._catalog.cases import Case, load_catalog
+from conformance._judging.runner import DEFAULT_TIMEOUT, Runner
 from conformance._protocol import SubprocessAdapter
-from conformance._reference_adapter import ReferenceAdapter
-from conformance._runner import DEFAULT_TIMEOUT, Runner
+from conformance._runtime.adapter import Adapter
+from conformance._runtime.reference_adapter import ReferenceAdapter
 
 TARGET = 300  # scenarios per second through the protocol
 SERVE = (sys.executable, "-m", "conformance", "serve")

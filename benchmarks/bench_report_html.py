@@ -19,11 +19,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conformance._cases import Selection, load_catalog
-from conformance._records import Report, RunHeader, records_of
-from conformance._reference_adapter import ReferenceAdapter
+from conformance._catalog.cases import Selection, load_catalog
+from conformance._judging.records import Report, RunHeader, records_of
+from conformance._judging.runner import Runner
 from conformance._report.html import render_html
-from conformance._runner import Runner
+from conformance._runtime.reference_adapter import ReferenceAdapter
 
 TARGET_SEC = 1.0  # any format, the report of the whole catalog
 

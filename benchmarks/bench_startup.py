@@ -29,7 +29,7 @@ FLOOR = """
 import pathlib
 import yaml
 import conformance
-from conformance._resources import catalog_root
+from conformance._basics.resources import catalog_root
 for path in sorted(catalog_root().rglob("*.yaml")):
     yaml.load(path.read_bytes(), Loader=yaml.CSafeLoader)
 """

@@ -15,7 +15,23 @@ Fuzz it against the reference with ``ppconf fuzz``, or in your own Hypothesis te
 
 from __future__ import annotations
 
-from conformance._adapter import (
+from conformance._basics.errors import (
+    AdapterError,
+    AdapterFault,
+    CaseError,
+    KitError,
+    PackRejected,
+    Rejected,
+    Unsupported,
+)
+from conformance._catalog.cases import Case, Catalog, Scenario, Selection, load_case, load_catalog
+from conformance._catalog.steps import Step
+from conformance._fuzz import FuzzFinding, assert_matches_reference, check_against_reference
+from conformance._judging.checks import Check
+from conformance._judging.levels import AreaLevel, CaseVerdict, LevelReport, compute_levels
+from conformance._judging.runner import CaseResult, PartResult, Runner
+from conformance._judging.verdicts import verdicts
+from conformance._runtime.adapter import (
     Adapter,
     AdapterSession,
     Capabilities,
@@ -26,24 +42,8 @@ from conformance._adapter import (
     StateStartingAdapter,
     TurnSession,
 )
-from conformance._adapter_spec import load_adapter
-from conformance._cases import Case, Catalog, Scenario, Selection, load_case, load_catalog
-from conformance._checks import Check
-from conformance._errors import (
-    AdapterError,
-    AdapterFault,
-    CaseError,
-    KitError,
-    PackRejected,
-    Rejected,
-    Unsupported,
-)
-from conformance._fuzz import FuzzFinding, assert_matches_reference, check_against_reference
-from conformance._levels import AreaLevel, CaseVerdict, LevelReport, compute_levels
-from conformance._reference_adapter import ReferenceAdapter
-from conformance._runner import CaseResult, PartResult, Runner
-from conformance._steps import Step
-from conformance._verdicts import verdicts
+from conformance._runtime.adapter_spec import load_adapter
+from conformance._runtime.reference_adapter import ReferenceAdapter
 
 __all__ = [
     "Adapter",

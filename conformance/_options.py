@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from conformance._adapter_spec import REFERENCE
-from conformance._areas import AREAS
+from conformance._basics.areas import AREAS
+from conformance._basics.spec_versions import NEWEST
+from conformance._judging.runner import DEFAULT_TIMEOUT
 from conformance._report.views import VIEWS
-from conformance._runner import DEFAULT_TIMEOUT
-from conformance._spec_versions import NEWEST
+from conformance._runtime.adapter_spec import REFERENCE
 
 MAX_SECONDS = 86_400.0
 """The longest time limit taken (a day): beyond it a limit is no limit, and a platform's own

@@ -11,8 +11,8 @@ selection, such as one narrowed with ``-k`` or ``-m``). Items report what each p
 session's exit status is the run's verdict when only catalog parts failed, so a failing part of
 an unclaimed area, or one below a required level that is met, leaves the session green.
 
-A stop signal (SIGINT, SIGTERM, SIGHUP; see :mod:`conformance._stopping`) stops the session as
-it stops ``ppconf run``: after the item running, the reports written as an unfinished run, the
+A stop signal (SIGINT, SIGTERM, SIGHUP; see :mod:`conformance._basics.stopping`) stops the session
+as it stops ``ppconf run``: after the item running, the reports written as an unfinished run, the
 adapter's process group killed, exit status 128 + the signal.
 """
 
@@ -27,25 +27,25 @@ from typing import Any
 
 import pytest
 
-from conformance._adapter import Capabilities
-from conformance._adapter_spec import REFERENCE, load_adapter
-from conformance._areas import AREAS
-from conformance._boundary import refusing_exit
-from conformance._cases import Case, Catalog, Selection, load_catalog
-from conformance._errors import AdapterError, AdapterGaveUp, CaseError, KitError
-from conformance._expected_failures import ExpectedFailure, load_expected_failures
-from conformance._levels import describe_level
+from conformance._basics.areas import AREAS
+from conformance._basics.errors import AdapterError, AdapterGaveUp, CaseError, KitError
+from conformance._basics.spec_versions import SpecVersionError, check_target
+from conformance._basics.stopping import STOP, signal_name, stop_signals
+from conformance._catalog.cases import Case, Catalog, Selection, load_catalog
+from conformance._catalog.expected_failures import ExpectedFailure, load_expected_failures
+from conformance._judging.levels import describe_level
+from conformance._judging.records import PartRecord, Report, RunHeader
+from conformance._judging.runner import Runner
+from conformance._judging.verdicts import Judgement, judge_report
 from conformance._options import RUN_OPTIONS, add_run_option
 from conformance._plugin_settings import add_settings, apply_settings
-from conformance._records import PartRecord, Report, RunHeader
 from conformance._report.jsonl import JsonLinesWriter
 from conformance._report.outputs import OutputError, check_outputs, write_output
 from conformance._report.text import render_findings, render_levels
 from conformance._report.views import VIEWS, render_view
-from conformance._runner import Runner
-from conformance._spec_versions import SpecVersionError, check_target
-from conformance._stopping import STOP, signal_name, stop_signals
-from conformance._verdicts import Judgement, judge_report
+from conformance._runtime.adapter import Capabilities
+from conformance._runtime.adapter_spec import REFERENCE, load_adapter
+from conformance._runtime.boundary import refusing_exit
 
 _STATE = pytest.StashKey["_PluginState"]()
 _RECORD = "ppconf_record"

@@ -40,7 +40,7 @@ from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
-from conformance._contract import Requirement
+from conformance._basics.contract import Requirement
 
 _T = TypeVar("_T")
 

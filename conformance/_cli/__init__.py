@@ -13,6 +13,8 @@ import sys
 import threading
 from collections.abc import Sequence
 
+from conformance._basics.errors import KitError
+from conformance._basics.stopping import Stopped, signal_name
 from conformance._cli.adapter import add_adapter_parsers
 from conformance._cli.cases import add_cases_parser
 from conformance._cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNUSABLE, report_error
@@ -23,9 +25,7 @@ from conformance._cli.pack import add_composition_parser, add_pack_parsers
 from conformance._cli.report import add_report_parser
 from conformance._cli.run import add_run_parser
 from conformance._cli.statements import add_statements_parsers
-from conformance._errors import KitError
-from conformance._records import kit_version
-from conformance._stopping import Stopped, signal_name
+from conformance._judging.records import kit_version
 
 
 def entry_point() -> None:

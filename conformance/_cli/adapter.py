@@ -6,8 +6,8 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from conformance._adapter_spec import REFERENCE, load_adapter
-from conformance._boundary import Guard, refusing_exit
+from conformance._basics.stopping import STOP, stop_signals
+from conformance._basics.text import terminal
 from conformance._cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -16,10 +16,10 @@ from conformance._cli.common import (
     print_json,
 )
 from conformance._cli.run import add_adapter_options, open_adapter
-from conformance._serve import Server
-from conformance._smoke import smoke
-from conformance._stopping import STOP, stop_signals
-from conformance._text import terminal
+from conformance._runtime.adapter_spec import REFERENCE, load_adapter
+from conformance._runtime.boundary import Guard, refusing_exit
+from conformance._runtime.serve import Server
+from conformance._runtime.smoke import smoke
 
 
 def add_adapter_parsers(commands: Any) -> None:

@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import reference
-from conformance._cases import Case, load_catalog
-from conformance._catalog_check import check_catalog
+from conformance._basics.resources import catalog_root
+from conformance._basics.tables import render_table
+from conformance._catalog.cases import Case, load_catalog
+from conformance._catalog.statements import Registry
 from conformance._cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -18,9 +20,7 @@ from conformance._cli.common import (
     report_error,
 )
 from conformance._cli.run import add_selection_options, selection
-from conformance._resources import catalog_root
-from conformance._statements import Registry
-from conformance._tables import render_table
+from conformance._judging.catalog_check import check_catalog
 
 
 def add_cases_parser(commands: Any) -> None:

@@ -8,8 +8,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from conformance._basics.text import terminal
 from conformance._options import MAX_EXAMPLES, whole_number
-from conformance._text import terminal
 
 EXIT_OK = 0
 EXIT_FAILED = 1

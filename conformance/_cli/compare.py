@@ -7,7 +7,7 @@ import argparse
 from typing import Any, TextIO
 
 from conformance._cli.common import EXIT_FAILED, EXIT_OK, add_format_option, print_json
-from conformance._records import Report
+from conformance._judging.records import Report
 from conformance._report.compare import (
     ALLOWANCES,
     COMPARE_FORMATS,

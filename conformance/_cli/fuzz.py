@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from conformance._areas import AREAS
-from conformance._boundary import Guard, refusing_exit
+from conformance._basics.areas import AREAS
+from conformance._basics.errors import AdapterError
+from conformance._basics.stopping import STOP, stop_signals
 from conformance._cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -24,10 +25,9 @@ from conformance._cli.common import (
     report_error,
 )
 from conformance._cli.run import add_adapter_options, open_adapter
-from conformance._errors import AdapterError
 from conformance._options import MAX_EXAMPLES, positive_seconds, whole_number
 from conformance._report.outputs import OutputError
-from conformance._stopping import STOP, stop_signals
+from conformance._runtime.boundary import Guard, refusing_exit
 
 if TYPE_CHECKING:
     from hypothesis.database import ExampleDatabase

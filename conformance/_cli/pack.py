@@ -10,7 +10,8 @@ import sys
 from typing import Any, TextIO
 
 import reference
-from conformance._cases import load_catalog
+from conformance._basics.tables import render_table
+from conformance._catalog.cases import load_catalog
 from conformance._cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -19,9 +20,8 @@ from conformance._cli.common import (
     print_json,
     report_error,
 )
-from conformance._tables import render_table
-from conformance._validate import DEFAULT_PATTERNS, STDIN, find_inputs, validate_input
-from conformance._validate_views import VIEWS, render_text
+from conformance._views.validate import DEFAULT_PATTERNS, STDIN, find_inputs, validate_input
+from conformance._views.validate_views import VIEWS, render_text
 
 
 def add_pack_parsers(commands: Any) -> None:

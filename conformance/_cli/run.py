@@ -9,10 +9,17 @@ import time
 from collections.abc import Callable, Sequence
 from typing import IO, Any, TextIO
 
-from conformance._adapter import Adapter
-from conformance._adapter_spec import load_adapter
-from conformance._boundary import Guard, refusing_exit
-from conformance._cases import Case, Selection, load_catalog
+from conformance._basics.errors import AdapterError, AdapterGaveUp, CaseError, KitError
+from conformance._basics.spec_versions import SpecVersionError, check_target
+from conformance._basics.stopping import STOP, Stopped, signal_name, stop_signals
+from conformance._basics.text import terminal
+from conformance._catalog.cases import Case, Selection, load_catalog
+from conformance._catalog.expected_failures import (
+    ExpectedFailure,
+    load_expected_failures,
+    write_expected_failures,
+)
+from conformance._catalog.statements import Registry
 from conformance._cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -20,24 +27,17 @@ from conformance._cli.common import (
     add_format_option,
     report_error,
 )
-from conformance._errors import AdapterError, AdapterGaveUp, CaseError, KitError
-from conformance._expected_failures import (
-    ExpectedFailure,
-    load_expected_failures,
-    write_expected_failures,
-)
+from conformance._judging.records import PartRecord, Report, RunHeader
+from conformance._judging.runner import Runner
+from conformance._judging.verdicts import judge_report
 from conformance._options import add_run_option
-from conformance._records import PartRecord, Report, RunHeader
 from conformance._report.jsonl import JsonLinesWriter, summary_line
 from conformance._report.outputs import STDOUT, OutputError, check_outputs, write_output
 from conformance._report.text import render_text
 from conformance._report.views import VIEWS, render_view
-from conformance._runner import Runner
-from conformance._spec_versions import SpecVersionError, check_target
-from conformance._statements import Registry
-from conformance._stopping import STOP, Stopped, signal_name, stop_signals
-from conformance._text import terminal
-from conformance._verdicts import judge_report
+from conformance._runtime.adapter import Adapter
+from conformance._runtime.adapter_spec import load_adapter
+from conformance._runtime.boundary import Guard, refusing_exit
 
 REPORT_FORMATS = ("json", *VIEWS)
 """json, streamed as the run goes, and every view rendered from it at the end."""

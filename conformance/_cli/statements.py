@@ -14,7 +14,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from conformance._cases import Catalog, load_catalog
+from conformance._basics.errors import CaseError
+from conformance._basics.tables import render_table
+from conformance._catalog.cases import Catalog, load_catalog
+from conformance._catalog.revision import Revision, check_revision, source_name
+from conformance._catalog.statements import Registry, Statement, load_registry
 from conformance._cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -23,11 +27,13 @@ from conformance._cli.common import (
     print_json,
     report_error,
 )
-from conformance._coverage import STATUSES, SourceCoverage, citations_of, coverage, merged_sources
-from conformance._errors import CaseError
-from conformance._revision import Revision, check_revision, source_name
-from conformance._statements import Registry, Statement, load_registry
-from conformance._tables import render_table
+from conformance._judging.coverage import (
+    STATUSES,
+    SourceCoverage,
+    citations_of,
+    coverage,
+    merged_sources,
+)
 
 KEYWORDS = ("MUST", "SHOULD", "MAY")
 """``--keyword``: the requirement a statement gives (its own keyword is shown beside it)."""

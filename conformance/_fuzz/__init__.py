@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance._adapter import Adapter
 from conformance._fuzz.judge import FuzzFinding, judge
 from conformance._fuzz.oracle import expect_run
 from conformance._fuzz.report import render_finding
-from conformance._runner import Runner
+from conformance._judging.runner import Runner
+from conformance._runtime.adapter import Adapter
 
 __all__ = ["FuzzFinding", "assert_matches_reference", "check_against_reference"]
 

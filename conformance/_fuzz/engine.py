@@ -13,7 +13,7 @@ With ``keep_going``, a finding does not end the run: it is shrunk, kept, and the
 an example that fails the same way as one already kept (:meth:`FuzzFinding.signature`) counting
 as passed, until the examples or the time are spent. A part that hangs is a fault kept as
 found, not shrunk (each try would take the whole time limit). A stop signal ends the run
-between two examples (see :mod:`conformance._stopping`).
+between two examples (see :mod:`conformance._basics.stopping`).
 """
 
 from __future__ import annotations
@@ -35,13 +35,13 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Flaky
 
 from conformance import strategies
-from conformance._adapter import Adapter
-from conformance._areas import AREAS as REGISTERED
-from conformance._cases import Case
+from conformance._basics.areas import AREAS as REGISTERED
+from conformance._basics.stopping import STOP
+from conformance._catalog.cases import Case
 from conformance._fuzz.judge import FuzzFinding, Verdict, as_case, judge
 from conformance._fuzz.oracle import Expected, expect_invalid, expect_run
-from conformance._runner import Runner
-from conformance._stopping import STOP
+from conformance._judging.runner import Runner
+from conformance._runtime.adapter import Adapter
 
 AREAS = REGISTERED
 """The areas the fuzzer generates examples for: every area of the registry."""

@@ -2,8 +2,8 @@
 
 The comparison is the case itself: what :mod:`conformance._fuzz.oracle` writes down is judged
 by the same :class:`~conformance.Runner` that runs the catalog (every adapter call through the
-:class:`~conformance._boundary.Guard`), so a divergence found here is exactly the failure the
-exported case file gives under ``ppconf run --catalog DIR``.
+:class:`~conformance._runtime.boundary.Guard`), so a divergence found here is exactly the failure
+the exported case file gives under ``ppconf run --catalog DIR``.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from conformance._adapter import PackInput
-from conformance._cases import Case, _scenario, _validation
-from conformance._checks import Check
+from conformance._catalog.cases import Case, _scenario, _validation
 from conformance._fuzz.oracle import Expected
-from conformance._runner import PartResult, Runner
+from conformance._judging.checks import Check
+from conformance._judging.runner import PartResult, Runner
+from conformance._runtime.adapter import PackInput
 
 SCENARIO = "fuzz"
 """The name of the one scenario of a generated case."""

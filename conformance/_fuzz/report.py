@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from conformance._areas import BY_NAME
-from conformance._cases import Case, load_case, load_catalog
-from conformance._errors import CaseError
+from conformance._basics.areas import BY_NAME
+from conformance._basics.errors import CaseError
+from conformance._basics.resources import catalog_root
+from conformance._basics.spec_versions import KNOWN, applies, parse_version
+from conformance._basics.text import terminal
+from conformance._catalog.cases import Case, load_case, load_catalog
+from conformance._catalog.statements import builtin
+from conformance._catalog.steps import RunComposition, parse_step
 from conformance._fuzz.judge import FuzzFinding, case_body
-from conformance._resources import catalog_root
-from conformance._spec_versions import KNOWN, applies, parse_version
-from conformance._statements import builtin
-from conformance._steps import RunComposition, parse_step
-from conformance._text import terminal
 
 if TYPE_CHECKING:
     from conformance._fuzz.engine import FuzzResult

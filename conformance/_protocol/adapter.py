@@ -16,8 +16,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
-from conformance._adapter import Call, Capabilities, PackInput
-from conformance._errors import (
+from conformance._basics.errors import (
     AdapterError,
     AdapterFault,
     AdapterGaveUp,
@@ -27,7 +26,6 @@ from conformance._errors import (
     ScriptIncomplete,
     Unsupported,
 )
-from conformance._operations import BY_METHOD, BY_NAME, SCRIPT_OPS, Operation
 from conformance._protocol.client import (
     DEFAULT_REQUEST_TIMEOUT,
     MAX_FAILED_STARTS,
@@ -35,6 +33,8 @@ from conformance._protocol.client import (
     ProtocolClient,
 )
 from conformance._protocol.messages import RUN_SCRIPT, pack_message
+from conformance._runtime.adapter import Call, Capabilities, PackInput
+from conformance._runtime.operations import BY_METHOD, BY_NAME, SCRIPT_OPS, Operation
 
 
 class SubprocessAdapter:
@@ -134,7 +134,7 @@ class SubprocessAdapter:
 
     def scripted(self, pack: PackInput, calls: Sequence[Call]) -> SubprocessAdapter | None:
         """The calls in one ``run_script`` request, sent now, their answers read on the first
-        call and handed out one by one (:class:`~conformance._adapter.ScriptingAdapter`);
+        call and handed out one by one (:class:`~conformance._runtime.adapter.ScriptingAdapter`);
         ``None`` when the adapter does not declare ``run_script`` (or ``scripts`` is off).
 
         Raises:

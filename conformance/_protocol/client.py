@@ -20,8 +20,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, NoReturn
 
-from conformance._adapter import Capabilities
-from conformance._errors import (
+from conformance._basics.errors import (
     AdapterError,
     AdapterFault,
     AdapterGaveUp,
@@ -30,7 +29,6 @@ from conformance._errors import (
     Rejected,
     Unsupported,
 )
-from conformance._operations import BY_NAME
 from conformance._protocol.connection import (
     Connection,
     LineTooLong,
@@ -51,6 +49,8 @@ from conformance._protocol.messages import (
     excerpt,
     operations_of,
 )
+from conformance._runtime.adapter import Capabilities
+from conformance._runtime.operations import BY_NAME
 
 DEFAULT_REQUEST_TIMEOUT = 10.0
 MAX_FAILED_STARTS = 3

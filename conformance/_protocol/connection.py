@@ -10,7 +10,7 @@ Three daemon threads per process: one splits stdout into lines (each at most
 Writing never blocks for longer than the request's time limit, even if the process stops
 reading its stdin. On Linux the process is also killed when the kit dies, however it dies
 (``PR_SET_PDEATHSIG``). While the kit waits for an answer, a stop signal (see
-:mod:`conformance._stopping`) ends the wait after a short grace. POSIX only (process groups).
+:mod:`conformance._basics.stopping`) ends the wait after a short grace. POSIX only (process groups).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import IO
 
-from conformance._stopping import POLL, STOP
+from conformance._basics.stopping import POLL, STOP
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """The longest line the kit reads, newline included."""

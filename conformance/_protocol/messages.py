@@ -16,9 +16,9 @@ from typing import Any
 
 import jsonschema_rs
 
-from conformance._adapter import Capabilities, PackInput
-from conformance._json_text import JsonTextError, loads
-from conformance._resources import schema_path
+from conformance._basics.json_text import JsonTextError, loads
+from conformance._basics.resources import schema_path
+from conformance._runtime.adapter import Capabilities, PackInput
 
 PROTOCOL_VERSION = 1
 """The version this kit speaks; ``x-protocol-version`` in the published schema."""
@@ -50,7 +50,7 @@ def encode(message: Mapping[str, Any]) -> bytes:
 def decode(line: bytes) -> dict[str, Any]:
     """Parse one line into a message object.
 
-    Read strictly (:func:`conformance._json_text.loads`): ``NaN``, ``Infinity``, numbers too
+    Read strictly (:func:`conformance._basics.json_text.loads`): ``NaN``, ``Infinity``, numbers too
     large for a float (``1e999``), integers of more than 100 digits, nesting deeper than 256
     and lone surrogate escapes (``"\\ud800"``) are refused, although Python's parser would
     read them.

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 
-from conformance._errors import KitError
-from conformance._levels import BELOW_ZERO
-from conformance._records import Report
-from conformance._verdicts import judge_report
+from conformance._basics.errors import KitError
+from conformance._judging.levels import BELOW_ZERO
+from conformance._judging.records import Report
+from conformance._judging.verdicts import judge_report
 
 
 def badge(report: Report, area: str | None = None) -> dict[str, object]:

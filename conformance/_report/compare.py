@@ -18,8 +18,10 @@ import html
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from conformance._levels import LevelReport, describe_level
-from conformance._records import PartRecord, Report
+from conformance._basics.tables import render_table
+from conformance._basics.text import markdown, markdown_code, terminal
+from conformance._judging.levels import LevelReport, describe_level
+from conformance._judging.records import PartRecord, Report
 from conformance._report.groups import (
     AreaFailures,
     Entry,
@@ -29,8 +31,6 @@ from conformance._report.groups import (
     split_message,
 )
 from conformance._report.text import wrap
-from conformance._tables import render_table
-from conformance._text import markdown, markdown_code, terminal
 
 
 @dataclass(frozen=True)
@@ -347,7 +347,7 @@ def _runtime(report: Report) -> str:
     )
 
 
-# Each view escapes the text of the reports (see conformance._text): the text view here, the
+# Each view escapes the text of the reports (see conformance._basics.text): the text view here, the
 # Markdown view in _md_* and render_compare_markdown.
 
 

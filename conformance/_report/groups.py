@@ -21,10 +21,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from conformance._areas import AREAS
-from conformance._contract import REQUIREMENTS
-from conformance._records import PartRecord, Report
-from conformance._verdicts import counted
+from conformance._basics.areas import AREAS
+from conformance._basics.contract import REQUIREMENTS
+from conformance._judging.records import PartRecord, Report
+from conformance._judging.verdicts import counted
 
 GROUP_MIN = 3
 """Parts sharing a cause are shown as one entry from this many on; fewer are listed one by one."""

@@ -19,16 +19,16 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from conformance._checks import Check
+from conformance._basics.text import CONTROL_BUT_LINES, cut, written_out
 from conformance._drawing import DrawingError, draw_composition, draw_workflow
 from conformance._drawing import _svg as svg_style
-from conformance._explain import describe_rule, failing_statements, rerun_lines
-from conformance._levels import BELOW_ZERO, AreaLevel, LevelReport, describe_level
-from conformance._records import PartRecord, Report
+from conformance._judging.checks import Check
+from conformance._judging.explain import describe_rule, failing_statements, rerun_lines
+from conformance._judging.levels import BELOW_ZERO, AreaLevel, LevelReport, describe_level
+from conformance._judging.records import PartRecord, Report
+from conformance._judging.verdicts import Judgement, counted, judge_report
 from conformance._report.groups import area_order, normalise, top_causes
 from conformance._report.text import finding_groups, headline_line
-from conformance._text import CONTROL_BUT_LINES, cut, written_out
-from conformance._verdicts import Judgement, counted, judge_report
 
 BLOCKING_SHOWN = 12
 """Blocking cases linked in the level table before the rest are folded away."""
@@ -95,7 +95,7 @@ def failure_box(report: Report, record: PartRecord) -> list[str]:
 
 def escape(text: object) -> str:
     """``text`` escaped for HTML text and attribute values, control characters and lone
-    surrogates written out, cut when long (see :mod:`conformance._text`)."""
+    surrogates written out, cut when long (see :mod:`conformance._basics.text`)."""
     shown = CONTROL_BUT_LINES.sub(written_out, cut(str(text)))
     return html.escape(shown, quote=True)
 

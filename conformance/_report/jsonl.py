@@ -18,15 +18,15 @@ from typing import IO, Any, TextIO
 
 import jsonschema_rs
 
-from conformance._errors import KitError
-from conformance._files import NotAFile, open_regular
-from conformance._json_text import JsonTextError, loads
-from conformance._records import REPORT_FORMAT, PartRecord, Report, RunHeader
+from conformance._basics.errors import KitError
+from conformance._basics.files import NotAFile, open_regular
+from conformance._basics.json_text import JsonTextError, loads
+from conformance._basics.resources import schema_path
+from conformance._basics.spec_versions import SpecVersionError, check_target
+from conformance._basics.text import kept, without_surrogates
+from conformance._judging.records import REPORT_FORMAT, PartRecord, Report, RunHeader
+from conformance._judging.verdicts import judge_report
 from conformance._report.outputs import STDOUT, open_locked
-from conformance._resources import schema_path
-from conformance._spec_versions import SpecVersionError, check_target
-from conformance._text import kept, without_surrogates
-from conformance._verdicts import judge_report
 
 
 class ReportError(KitError):
@@ -101,7 +101,7 @@ def summary_line(report: Report) -> str:
 
 
 def levels_data(levels: Any) -> dict[str, Any]:
-    """A :class:`~conformance._levels.LevelReport` as JSON-able data."""
+    """A :class:`~conformance._judging.levels.LevelReport` as JSON-able data."""
     return {
         "spec_version": levels.spec_version,
         "partial": levels.partial,
@@ -168,7 +168,8 @@ MAX_REPORT_BYTES = 512 * 1024 * 1024
 
 
 def _open_report(path: str | Path) -> IO[bytes]:
-    """The report file opened for reading, if it is a file (see :mod:`conformance._files`)."""
+    """The report file opened for reading, if it is a file (see
+    :mod:`conformance._basics.files`)."""
     try:
         return open_regular(path)
     except NotAFile as error:
@@ -214,7 +215,7 @@ def read_report(path: str | Path) -> Report:
 
     A last line cut off mid-way (the run was killed while writing it) is ignored; anything else
     malformed is an error: a file that is not a regular file, a line that is not JSON the kit
-    reads (see :mod:`conformance._json_text`: no lone surrogate, no over-deep nesting, no
+    reads (see :mod:`conformance._basics.json_text`: no lone surrogate, no over-deep nesting, no
     number of hundreds of digits) or breaks ``schema/report.schema.json``, a file that does not
     start with a run header, a report format or spec version this kit does not read, a part
     reported twice, a record after the summary.

@@ -2,17 +2,17 @@
 
 Each testsuite's properties say the area's level, its top level and why it is at its level
 (``reason``); the testsuites element carries the headline level. Every string from the runtime
-or the report goes through :func:`conformance._text.xml_text`, so the file stays well-formed XML
-whatever a runtime answered (CI tools refuse the whole file otherwise).
+or the report goes through :func:`conformance._basics.text.xml_text`, so the file stays well-formed
+XML whatever a runtime answered (CI tools refuse the whole file otherwise).
 """
 
 from __future__ import annotations
 
 from xml.etree import ElementTree
 
-from conformance._levels import describe_level
-from conformance._records import Report
-from conformance._text import xml_text as _x
+from conformance._basics.text import xml_text as _x
+from conformance._judging.levels import describe_level
+from conformance._judging.records import Report
 
 
 def render_junit(report: Report) -> bytes:

@@ -1,15 +1,17 @@
 """The Markdown view of a run, for a CI step summary: levels, why, failures, findings.
 
-Every string from the runtime or the report goes through :func:`conformance._text.markdown`
-(or :func:`~conformance._text.markdown_code`): it renders as the text it is, one line, cut when
-long; no heading, tag, image or table cell of its own.
+Every string from the runtime or the report goes through :func:`conformance._basics.text.markdown`
+(or :func:`~conformance._basics.text.markdown_code`): it renders as the text it is, one line, cut
+when long; no heading, tag, image or table cell of its own.
 """
 
 from __future__ import annotations
 
-from conformance._explain import rerun_lines, why_lines
-from conformance._levels import describe_level
-from conformance._records import PartRecord, Report, RunHeader
+from conformance._basics.text import markdown, markdown_code
+from conformance._judging.explain import rerun_lines, why_lines
+from conformance._judging.levels import describe_level
+from conformance._judging.records import PartRecord, Report, RunHeader
+from conformance._judging.verdicts import judge_report
 from conformance._report.groups import (
     TAGS,
     FailureGroup,
@@ -18,8 +20,6 @@ from conformance._report.groups import (
     top_causes,
 )
 from conformance._report.text import LEVEL_HEADERS, finding_groups, headline_line, level_rows
-from conformance._text import markdown, markdown_code
-from conformance._verdicts import judge_report
 
 _cell = markdown
 

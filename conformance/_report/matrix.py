@@ -18,13 +18,13 @@ import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from conformance._errors import KitError
-from conformance._levels import AreaLevel, describe_level
-from conformance._records import PartRecord, Report
+from conformance._basics.errors import KitError
+from conformance._basics.tables import render_table
+from conformance._judging.levels import AreaLevel, describe_level
+from conformance._judging.records import PartRecord, Report
+from conformance._judging.verdicts import judge_report
 from conformance._report import html as page
 from conformance._report.groups import area_order
-from conformance._tables import render_table
-from conformance._verdicts import judge_report
 
 __all__ = [
     "Matrix",

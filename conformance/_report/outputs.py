@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TextIO
 
-from conformance._errors import KitError
+from conformance._basics.errors import KitError
 
 STDOUT = "-"
 """The path that means standard output."""

@@ -1,6 +1,6 @@
 """The terminal view of a run: failures, findings, the level table and the verdict.
 
-Every string from the runtime or the report goes through :func:`conformance._text.terminal`:
+Every string from the runtime or the report goes through :func:`conformance._basics.text.terminal`:
 control characters written out (no escape sequence reaches the terminal, no line of the
 runtime's own), long strings cut.
 """
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from conformance._explain import rerun_lines, why_lines
-from conformance._levels import LevelReport, describe_level
-from conformance._records import PartRecord, Report, RunHeader
+from conformance._basics.tables import render_table
+from conformance._basics.text import terminal
+from conformance._judging.explain import rerun_lines, why_lines
+from conformance._judging.levels import LevelReport, describe_level
+from conformance._judging.records import PartRecord, Report, RunHeader
+from conformance._judging.verdicts import Judgement, judge_report
 from conformance._report.groups import FailureGroup, failure_groups, gist, top_causes
-from conformance._tables import render_table
-from conformance._text import terminal
-from conformance._verdicts import Judgement, judge_report
 
 LEVEL_HEADERS = ["area", "level", "top", "MUST", "SHOULD (advisory)", "MAY", "claimed"]
 WIDTH = 100

@@ -1,8 +1,8 @@
 """Every view a report renders to, by format name: what ``ppconf report --format``,
 ``ppconf run --report`` and ``pytest --ppconf-report`` offer.
 
-A view is a function of the :class:`~conformance._records.Report` alone, returning text or bytes.
-Adding a format is one module holding its ``render_...`` function and one line in
+A view is a function of the :class:`~conformance._judging.records.Report` alone, returning text or
+bytes. Adding a format is one module holding its ``render_...`` function and one line in
 :data:`VIEWS`.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance._records import Report
+from conformance._judging.records import Report
 from conformance._report.badge import render_badge
 from conformance._report.html import render_html
 from conformance._report.junit import render_junit

@@ -36,7 +36,7 @@ from typing import Any
 from fakes import SessionWrapper
 
 from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected
-from conformance._contract import KIT_LINTS
+from conformance._basics.contract import KIT_LINTS
 
 
 class Variant(ReferenceAdapter):

@@ -38,7 +38,7 @@ from conformance import (
     Rejected,
     Unsupported,
 )
-from conformance._areas import TOP_LEVEL
+from conformance._basics.areas import TOP_LEVEL
 
 OneLevelRedirects = with_bugs("OneLevelRedirects", one_level_redirects=True)
 BudgetOffByOne = with_bugs("BudgetOffByOne", budget_off_by_one=True)

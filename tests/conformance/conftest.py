@@ -18,7 +18,7 @@ import conformance._cli.cases
 import conformance._cli.run
 import conformance._plugin
 from conformance import Catalog, load_catalog
-from conformance._areas import AREAS
+from conformance._basics.areas import AREAS
 
 FAKES_DIR = Path(__file__).resolve().parent
 

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from conformance._areas import AREAS, REGISTRY, TOP_LEVEL, Area
-from conformance._resources import schema_path
-from conformance._spec_versions import KNOWN, parse_version
+from conformance._basics.areas import AREAS, REGISTRY, TOP_LEVEL, Area
+from conformance._basics.resources import schema_path
+from conformance._basics.spec_versions import KNOWN, parse_version
 
 
 def schema(name: str) -> dict[str, object]:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from conformance import CaseError, Catalog, load_case, load_catalog
-from conformance._cases import Selection, case_files
+from conformance._catalog.cases import Selection, case_files
 
 WriteCatalog = Callable[[Mapping[str, str]], Path]
 CaseText = Callable[..., str]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from conformance._catalog_check import check_catalog
+from conformance._judging.catalog_check import check_catalog
 
 WriteCatalog = Callable[[Mapping[str, str]], Path]
 CaseText = Callable[..., str]

@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance._cases import load_catalog
-from conformance._catalog_check import check_catalog, coverage_problems
-from conformance._contract import (
+from conformance._basics.contract import (
     BEYOND_SEMANTICS,
     COMPOSITION_ERROR_CODES,
     COMPOSITION_RULES,
@@ -25,9 +23,11 @@ from conformance._contract import (
     WORKFLOW_ERROR_CODES,
     WORKFLOW_WARNING_CODES,
 )
-from conformance._reference_adapter import ReferenceAdapter
-from conformance._resources import catalog_root
-from conformance._runner import Runner
+from conformance._basics.resources import catalog_root
+from conformance._catalog.cases import load_catalog
+from conformance._judging.catalog_check import check_catalog, coverage_problems
+from conformance._judging.runner import Runner
+from conformance._runtime.reference_adapter import ReferenceAdapter
 
 CATALOG = load_catalog()
 SEMANTICS = Path(__file__).resolve().parents[2].parent / "shared" / "SEMANTICS.md"

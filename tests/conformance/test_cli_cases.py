@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from conformance import Catalog
-from conformance._catalog_check import coverage_problems
+from conformance._basics.contract import RULES
+from conformance._basics.resources import catalog_root
 from conformance._cli import main
-from conformance._contract import RULES
-from conformance._resources import catalog_root
+from conformance._judging.catalog_check import coverage_problems
 
 WriteCatalog = Callable[[Mapping[str, str]], Path]
 CaseText = Callable[..., str]

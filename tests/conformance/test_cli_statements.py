@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from conformance._catalog.revision import sentences, source_name
+from conformance._catalog.statements import Statement
 from conformance._cli import main
-from conformance._coverage import Citation, StatementCoverage
-from conformance._revision import sentences, source_name
-from conformance._statements import Statement
+from conformance._judging.coverage import Citation, StatementCoverage
 
 SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec"
 RFC0014 = SPEC / "rfc-0014-workflow-state-control.md"

@@ -13,7 +13,7 @@ import pytest
 from report_files import ReportFiles
 
 from conformance._cli import main
-from conformance._levels import BELOW_ZERO, describe_level
+from conformance._judging.levels import BELOW_ZERO, describe_level
 from conformance._report.compare import LevelChange, compare
 from conformance._report.jsonl import read_report
 

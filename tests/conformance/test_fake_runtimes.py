@@ -25,11 +25,11 @@ from conformance import (
     load_adapter,
     verdicts,
 )
-from conformance._areas import BY_NAME, TOP_LEVEL
+from conformance._basics.areas import BY_NAME, TOP_LEVEL
+from conformance._basics.spec_versions import NEWEST
 from conformance._cli import main
-from conformance._levels import BELOW_ZERO, areas_of, describe_level
-from conformance._spec_versions import NEWEST
-from conformance._verdicts import judge
+from conformance._judging.levels import BELOW_ZERO, areas_of, describe_level
+from conformance._judging.verdicts import judge
 
 pytest_plugins = ["pytester"]
 

@@ -15,9 +15,9 @@ import pytest
 from report_files import ReportFiles
 
 from conformance._cli import main
-from conformance._reference_adapter import ReferenceAdapter
 from conformance._report.outputs import open_locked
-from conformance._serve import Server
+from conformance._runtime.reference_adapter import ReferenceAdapter
+from conformance._runtime.serve import Server
 
 ONE = ("--id", "workflow.execution.unknown-event")
 """One case that the reference passes."""

@@ -22,8 +22,8 @@ from xml.etree import ElementTree
 import pytest
 from hostile import CONTROL, LONG, MARKDOWN
 
+from conformance._basics.text import TEXT_LIMIT, kept, markdown, markdown_code, terminal, xml_text
 from conformance._cli import main
-from conformance._text import TEXT_LIMIT, kept, markdown, markdown_code, terminal, xml_text
 
 HERE = Path(__file__).resolve().parent
 VIEWS = ("json", "md", "junit", "html", "text")

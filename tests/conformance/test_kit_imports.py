@@ -114,5 +114,49 @@ def test_no_import_cycle(module: str) -> None:
 
 def test_the_graph_is_read() -> None:
     edges = graph()
-    assert "conformance._runner" in edges["conformance._records"]
-    assert "conformance._statements" in edges["conformance._cases"]
+    assert "conformance._judging.runner" in edges["conformance._judging.records"]
+    assert "conformance._catalog.statements" in edges["conformance._catalog.cases"]
+
+
+LAYERS = (
+    ("conformance._basics",),
+    ("conformance._runtime", "conformance._protocol"),
+    ("conformance._catalog",),
+    ("conformance._judging",),
+    ("conformance._views", "conformance._report", "conformance._drawing"),
+)
+"""The kit's layers, lowest first: what every part builds on; the runtime side; the catalog;
+running and judging; the views. A module imports only from its own layer or a lower one; the
+commands, the plugin, the fuzzer and the public API (every other module) may import any."""
+
+
+def layer_of(module: str) -> int | None:
+    for number, packages in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in packages):
+            return number
+    return None
+
+
+def test_every_flat_module_is_in_a_layer_or_an_entry_point() -> None:
+    entry_points = {
+        "conformance",
+        "conformance.__main__",
+        "conformance._cli",
+        "conformance._fuzz",
+        "conformance._options",
+        "conformance._plugin",
+        "conformance._plugin_settings",
+        "conformance.strategies",
+    }
+    top = {".".join(name.split(".")[:2]) for name in module_names()}
+    assert {name for name in top if layer_of(name) is None} == entry_points
+
+
+@pytest.mark.parametrize("module", [m for m in sorted(module_names()) if layer_of(m) is not None])
+def test_a_module_imports_nothing_from_a_higher_layer(module: str) -> None:
+    layer = layer_of(module)
+    assert layer is not None
+    higher = sorted(
+        target for target in graph()[module] if (found := layer_of(target)) is None or found > layer
+    )
+    assert not higher, f"{module} (layer {layer}) imports from higher up: {higher}"

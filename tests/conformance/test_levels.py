@@ -20,10 +20,10 @@ from conformance import (
     load_case,
     verdicts,
 )
-from conformance._areas import AREAS, TOP_LEVEL
-from conformance._contract import REQUIREMENTS
-from conformance._levels import BELOW_ZERO, areas_of, describe_level
-from conformance._runner import OUTCOMES
+from conformance._basics.areas import AREAS, TOP_LEVEL
+from conformance._basics.contract import REQUIREMENTS
+from conformance._judging.levels import BELOW_ZERO, areas_of, describe_level
+from conformance._judging.runner import OUTCOMES
 
 
 def verdict(

@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance._matchers import MATCHERS, Mismatch, compare, differences, is_matcher, missing
+from conformance._basics.matchers import (
+    MATCHERS,
+    Mismatch,
+    compare,
+    differences,
+    is_matcher,
+    missing,
+)
 
 NOTHING = missing()
 

@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 
 from conformance import PackInput
-from conformance._adapter import Adapter, AdapterSession
-from conformance._boundary import Guard, GuardedSession
-from conformance._errors import AdapterFault
-from conformance._operations import BY_METHOD, BY_NAME, OPERATIONS, SCRIPT_OPS, Operation
+from conformance._basics.errors import AdapterFault
+from conformance._basics.resources import schema_path
+from conformance._catalog.steps import STEP_TYPES
 from conformance._protocol import ProtocolError, SubprocessAdapter, check_message
 from conformance._protocol.adapter import SubprocessSession
-from conformance._resources import schema_path
-from conformance._steps import STEP_TYPES
+from conformance._runtime.adapter import Adapter, AdapterSession
+from conformance._runtime.boundary import Guard, GuardedSession
+from conformance._runtime.operations import BY_METHOD, BY_NAME, OPERATIONS, SCRIPT_OPS, Operation
 
 SCHEMA = json.loads(Path(schema_path("protocol.schema.json")).read_text(encoding="utf-8"))
 DEFS = SCHEMA["$defs"]

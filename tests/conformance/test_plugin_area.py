@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from conformance import Catalog
-from conformance._resources import catalog_root
+from conformance._basics.resources import catalog_root
 
 pytest_plugins = ["pytester"]
 

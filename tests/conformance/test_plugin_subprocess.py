@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from conformance import Catalog, ReferenceAdapter, Runner, compute_levels, verdicts
-from conformance._levels import areas_of, describe_level
-from conformance._spec_versions import NEWEST
+from conformance._basics.spec_versions import NEWEST
+from conformance._judging.levels import areas_of, describe_level
 
 pytest_plugins = ["pytester"]
 

@@ -22,8 +22,8 @@ from types import FrameType
 import pytest
 
 from conformance import PackInput
+from conformance._basics.errors import AdapterError, AdapterFault, AdapterGaveUp, KitError
 from conformance._cli import main
-from conformance._errors import AdapterError, AdapterFault, AdapterGaveUp, KitError
 from conformance._protocol import SubprocessAdapter
 
 FAKES = Path(__file__).resolve().parent / "protocol_fakes"

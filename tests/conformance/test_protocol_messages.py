@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from conformance import Capabilities, ReferenceAdapter
+from conformance._basics.resources import schema_path
 from conformance._protocol import PROTOCOL_VERSION as CLIENT_VERSION
 from conformance._protocol.messages import (
     PROTOCOL_VERSION,
@@ -21,8 +22,7 @@ from conformance._protocol.messages import (
     encode,
     hello_answer,
 )
-from conformance._resources import schema_path
-from conformance._serve import Server
+from conformance._runtime.serve import Server
 
 PACK_TEXT = json.dumps(
     {

@@ -21,15 +21,15 @@ import breaking
 import pytest
 
 from conformance import Case, Catalog, PackInput, ReferenceAdapter, Runner, load_catalog
-from conformance._cases import Scenario
+from conformance._basics.errors import AdapterFault
+from conformance._catalog.cases import Scenario
+from conformance._catalog.steps import parse_step
 from conformance._cli import main
-from conformance._errors import AdapterFault
 from conformance._fuzz.engine import fuzz
 from conformance._fuzz.judge import as_case
 from conformance._fuzz.oracle import expect_run
+from conformance._judging.runner import PartResult, _calls
 from conformance._protocol import ProtocolError, SubprocessAdapter, check_message
-from conformance._runner import PartResult, _calls
-from conformance._steps import parse_step
 
 FAKES = Path(__file__).resolve().parent / "protocol_fakes"
 SERVE = [sys.executable, "-m", "conformance", "serve"]
@@ -158,7 +158,7 @@ def test_compositions_alone_start_no_session_and_a_restore_is_not_scripted() -> 
 
 
 @pytest.mark.parametrize(
-    "served", ["conformance._reference_adapter:ReferenceAdapter", "fakes:AlwaysWrong"]
+    "served", ["conformance._runtime.reference_adapter:ReferenceAdapter", "fakes:AlwaysWrong"]
 )
 def test_the_catalog_is_judged_the_same_with_and_without_scripts(
     served: str,

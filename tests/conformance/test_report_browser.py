@@ -28,9 +28,9 @@ from typing import Any
 import pytest
 
 from conformance import Catalog, Runner
-from conformance._cases import Selection
-from conformance._levels import describe_level
-from conformance._records import Report, RunHeader, records_of
+from conformance._catalog.cases import Selection
+from conformance._judging.levels import describe_level
+from conformance._judging.records import Report, RunHeader, records_of
 from conformance._report.html import render_html
 
 BINARIES = ("chromium", "chromium-browser")

@@ -10,9 +10,9 @@ import pytest
 from report_files import ReportFiles
 
 from conformance import Capabilities, Check
-from conformance._cases import Selection
-from conformance._expected_failures import ExpectedFailure
-from conformance._records import PartRecord, Report, RunHeader
+from conformance._catalog.cases import Selection
+from conformance._catalog.expected_failures import ExpectedFailure
+from conformance._judging.records import PartRecord, Report, RunHeader
 from conformance._report.groups import GROUP_MIN, failure_groups, normalise, split_message
 from conformance._report.jsonl import read_report
 from conformance._report.markdown import render_markdown

@@ -15,10 +15,10 @@ from xml.etree import ElementTree
 import pytest
 
 from conformance import Capabilities, Catalog, Check, Runner
-from conformance._cases import Selection
+from conformance._catalog.cases import Selection
+from conformance._catalog.expected_failures import ExpectedFailure
 from conformance._cli import main
-from conformance._expected_failures import ExpectedFailure
-from conformance._records import PartRecord, Report, RunHeader, records_of
+from conformance._judging.records import PartRecord, Report, RunHeader, records_of
 from conformance._report.html import render_html
 from conformance._report.jsonl import JsonLinesWriter, read_report
 

@@ -14,12 +14,12 @@ import jsonschema
 import pytest
 from report_files import ReportFiles
 
-from conformance._areas import AREAS
-from conformance._contract import REQUIREMENTS
-from conformance._records import REPORT_FORMAT
+from conformance._basics.areas import AREAS
+from conformance._basics.contract import REQUIREMENTS
+from conformance._basics.resources import schema_path
+from conformance._judging.records import REPORT_FORMAT
+from conformance._judging.runner import OUTCOMES
 from conformance._report.jsonl import ReportError, read_report
-from conformance._resources import schema_path
-from conformance._runner import OUTCOMES
 
 pytestmark = pytest.mark.usefixtures("cached_catalog", "fakes_importable")
 

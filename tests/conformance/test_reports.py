@@ -11,10 +11,10 @@ from xml.etree import ElementTree
 import pytest
 
 from conformance import Capabilities, Case, Catalog, Check, PartResult, load_case, load_catalog
-from conformance._cases import Selection
-from conformance._expected_failures import ExpectedFailure
-from conformance._levels import describe_level
-from conformance._records import REPORT_FORMAT, PartRecord, Report, RunHeader, case_verdicts
+from conformance._catalog.cases import Selection
+from conformance._catalog.expected_failures import ExpectedFailure
+from conformance._judging.levels import describe_level
+from conformance._judging.records import REPORT_FORMAT, PartRecord, Report, RunHeader, case_verdicts
 from conformance._report.jsonl import JsonLinesWriter, ReportError, read_report
 from conformance._report.junit import render_junit
 from conformance._report.markdown import render_markdown

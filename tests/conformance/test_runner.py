@@ -25,8 +25,8 @@ from conformance import (
     Unsupported,
     load_case,
 )
-from conformance._cases import DiagnosticRef, ValidationExpectation
-from conformance._runner import judge_validation
+from conformance._catalog.cases import DiagnosticRef, ValidationExpectation
+from conformance._judging.runner import judge_validation
 
 CaseText = Callable[..., str]
 
@@ -987,7 +987,7 @@ def test_a_kit_error_is_called_a_kit_error(
     def broken(*args: Any) -> Any:
         raise AssertionError("a kit bug")
 
-    monkeypatch.setattr("conformance._runner.compare_observations", broken)
+    monkeypatch.setattr("conformance._judging.runner.compare_observations", broken)
     part = only_part(Runner(ReferenceAdapter()).run(make_case(body=STEPS_BODY)))
     assert part.outcome == "errored"
     assert part.message.startswith("kit error: AssertionError: a kit bug at ")

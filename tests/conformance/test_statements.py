@@ -15,10 +15,9 @@ from pathlib import Path
 import pytest
 
 from conformance import Catalog
-from conformance._catalog_check import citation_problems
-from conformance._errors import CaseError
-from conformance._quotes import SOURCE_FILES, normalize
-from conformance._statements import (
+from conformance._basics.errors import CaseError
+from conformance._basics.quotes import SOURCE_FILES, normalize
+from conformance._catalog.statements import (
     BINDING,
     INFORMATIVE,
     Registry,
@@ -27,6 +26,7 @@ from conformance._statements import (
     load_registry,
     load_source,
 )
+from conformance._judging.catalog_check import citation_problems
 
 SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec"
 

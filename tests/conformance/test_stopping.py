@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance._stopping import STOP, Stopped, StopRequest, stop_signals, wait_for
+from conformance._basics.stopping import STOP, Stopped, StopRequest, stop_signals, wait_for
 
 HERE = Path(__file__).resolve().parent
 FAKES = HERE / "protocol_fakes"
@@ -285,7 +285,7 @@ def test_sigterm_stops_a_pytest_session_writing_its_report(
 
 def test_a_wait_gives_up_once_a_stop_is_overdue(monkeypatch: pytest.MonkeyPatch) -> None:
     request = StopRequest()
-    monkeypatch.setattr("conformance._stopping.STOP", request)
+    monkeypatch.setattr("conformance._basics.stopping.STOP", request)
     never = threading.Event()
     assert wait_for(never, 0.01) is False  # the time ran out: no stop
     request.request(signal.SIGTERM)

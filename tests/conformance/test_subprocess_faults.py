@@ -31,10 +31,10 @@ from conformance import (
     ReferenceAdapter,
     Runner,
 )
+from conformance._basics.errors import AdapterFault
 from conformance._cli import main
-from conformance._errors import AdapterFault
+from conformance._judging.runner import OUTCOMES, worst
 from conformance._protocol import SubprocessAdapter
-from conformance._runner import OUTCOMES, worst
 
 pytestmark = pytest.mark.usefixtures("cached_catalog")
 

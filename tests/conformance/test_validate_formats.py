@@ -19,11 +19,11 @@ import jsonschema
 import pytest
 
 import reference
-from conformance import _contract
+from conformance._basics import contract as _contract
+from conformance._catalog.codes import CODES, LOAD_ERROR, describe
 from conformance._cli import main
-from conformance._codes import CODES, LOAD_ERROR, describe
-from conformance._validate import Input, validate_input
-from conformance._validate_views import (
+from conformance._views.validate import Input, validate_input
+from conformance._views.validate_views import (
     SARIF_SCHEMA,
     artifact_uri,
     escape_data,

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from conformance._protocol import ProtocolError, decode, encode
-from conformance._reference_adapter import ReferenceAdapter
-from conformance._serve import Server
+from conformance._runtime.reference_adapter import ReferenceAdapter
+from conformance._runtime.serve import Server
 
 
 @dataclass

@@ -21,8 +21,8 @@ import os
 import sys
 import time
 
-from conformance._reference_adapter import ReferenceAdapter
-from conformance._serve import Server
+from conformance._runtime.reference_adapter import ReferenceAdapter
+from conformance._runtime.serve import Server
 
 MARK = "SURROGATE"
 

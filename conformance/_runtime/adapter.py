@@ -295,7 +295,8 @@ class ScriptingAdapter(Protocol):
     call, what the runtime answered (refusals and faults raised where they happened). The kit
     judges each step after it as usual: it may stop before the end and skip a listed
     ``state``; it never makes a call that is not listed. A call the answer cannot give raises
-    :class:`~conformance._errors.ScriptIncomplete`: the kit then makes the calls one at a time.
+    :class:`~conformance._basics.errors.ScriptIncomplete`: the kit then makes the calls one at a
+    time.
     """
 
     def scripted(self, pack: PackInput, calls: Sequence[Call]) -> Adapter | None:

@@ -29,8 +29,8 @@ class AdapterGaveUp(AdapterFault):
 
 
 class ScriptIncomplete(AdapterFault):
-    """A whole-scenario answer (:class:`~conformance._adapter.ScriptingAdapter`) holds no answer
-    for the call the kit makes now: the kit runs the scenario again, one call at a time."""
+    """A whole-scenario answer (:class:`~conformance._runtime.adapter.ScriptingAdapter`) holds no
+    answer for the call the kit makes now: the kit runs the scenario again, one call at a time."""
 
 
 # -- signals raised by adapters ----------------------------------------------------------------

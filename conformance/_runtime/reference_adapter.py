@@ -7,9 +7,9 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import reference
-from conformance._adapter import Capabilities, PackInput
-from conformance._areas import TOP_LEVEL
-from conformance._errors import PackRejected, Rejected
+from conformance._basics.areas import TOP_LEVEL
+from conformance._basics.errors import PackRejected, Rejected
+from conformance._runtime.adapter import Capabilities, PackInput
 
 __all__ = ["ReferenceAdapter"]
 

@@ -17,16 +17,16 @@ from functools import cached_property
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from conformance._adapter import Capabilities
-from conformance._cases import Case, Catalog, Selection
-from conformance._checks import Check
-from conformance._contract import REQUIREMENTS, Requirement
-from conformance._expected_failures import ExpectedFailure
-from conformance._explain import case_excerpts, cited_statements
-from conformance._levels import CaseVerdict, LevelReport, compute_levels, describe_level
-from conformance._runner import OUTCOMES, CaseResult, PartResult, worst
-from conformance._statements import Registry, builtin
-from conformance._text import kept, kept_data
+from conformance._basics.contract import REQUIREMENTS, Requirement
+from conformance._basics.text import kept, kept_data
+from conformance._catalog.cases import Case, Catalog, Selection
+from conformance._catalog.expected_failures import ExpectedFailure
+from conformance._catalog.statements import Registry, builtin
+from conformance._judging.checks import Check
+from conformance._judging.explain import case_excerpts, cited_statements
+from conformance._judging.levels import CaseVerdict, LevelReport, compute_levels, describe_level
+from conformance._judging.runner import OUTCOMES, CaseResult, PartResult, worst
+from conformance._runtime.adapter import Capabilities
 
 REPORT_FORMAT = "ppconf-report/2"
 
@@ -294,7 +294,7 @@ NAME_LIMIT = 200
 
 
 def _kept_capabilities(capabilities: Capabilities) -> Capabilities:
-    """What a runtime says of itself, as a record keeps it (see :mod:`conformance._text`)."""
+    """What a runtime says of itself, as a record keeps it (see :mod:`conformance._basics.text`)."""
     return Capabilities(
         name=kept(capabilities.name, NAME_LIMIT) or "?",
         version=kept(capabilities.version, NAME_LIMIT),
@@ -306,7 +306,8 @@ def _kept_capabilities(capabilities: Capabilities) -> Capabilities:
 
 def _kept_check(check: Check) -> Check:
     """A check as a record keeps it: its message and detail hold what the runtime answered,
-    whose strings may be of any length or hold lone surrogates (see :mod:`conformance._text`)."""
+    whose strings may be of any length or hold lone surrogates (see
+    :mod:`conformance._basics.text`)."""
     if not check.message and not check.detail:
         return check
     detail = {key: kept_data(value) for key, value in check.detail.items()}
@@ -413,7 +414,7 @@ class Report:
         return notes
 
     def _judged_passed(self) -> bool:
-        from conformance._verdicts import judge_report  # noqa: PLC0415 (verdicts read records)
+        from conformance._judging.verdicts import judge_report  # noqa: PLC0415 (verdicts read records)
 
         return judge_report(self).passed
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance._contract import REQUIREMENTS, Requirement
+from conformance._basics.contract import REQUIREMENTS, Requirement
 
 
 def weaker(first: Requirement, second: Requirement) -> Requirement:

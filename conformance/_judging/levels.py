@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from conformance._areas import AREAS, BY_NAME, REGISTRY, TOP_LEVEL
-from conformance._contract import Requirement
-from conformance._spec_versions import NEWEST, parse_version
+from conformance._basics.areas import AREAS, BY_NAME, REGISTRY, TOP_LEVEL
+from conformance._basics.contract import Requirement
+from conformance._basics.spec_versions import NEWEST, parse_version
 
 BELOW_ZERO = -1
 

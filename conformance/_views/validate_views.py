@@ -15,10 +15,10 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
-from conformance._codes import CODES, LOAD_ERROR, Code, describe
-from conformance._records import kit_version
-from conformance._statements import builtin
-from conformance._validate import Finding, LoadFailure, PackResult
+from conformance._catalog.codes import CODES, LOAD_ERROR, Code, describe
+from conformance._catalog.statements import builtin
+from conformance._judging.records import kit_version
+from conformance._views.validate import Finding, LoadFailure, PackResult
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = (
@@ -151,7 +151,7 @@ def render_sarif(
 
     Arguments:
         results: what ``ppconf validate`` found.
-        describe_code: the code -> its :class:`~conformance._codes.Code` (a test may give
+        describe_code: the code -> its :class:`~conformance._catalog.codes.Code` (a test may give
             codes their statements).
     """
     seen = [d.code for r in results for d in r.diagnostics if d.code not in CODES]

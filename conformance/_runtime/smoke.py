@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from conformance._adapter import Adapter, PackInput
-from conformance._boundary import Guard, PartTimeout
-from conformance._errors import AdapterError, PackRejected, Rejected, Unsupported
-from conformance._stopping import STOP
+from conformance._basics.errors import AdapterError, PackRejected, Rejected, Unsupported
+from conformance._basics.stopping import STOP
+from conformance._runtime.adapter import Adapter, PackInput
+from conformance._runtime.boundary import Guard, PartTimeout
 
 Verdict = Literal["passes", "disagrees", "breaks"]
 

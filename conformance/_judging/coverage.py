@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from conformance._cases import Case
-from conformance._contract import REQUIREMENTS, Requirement
-from conformance._runner import planned_checks
-from conformance._statements import Registry, Source, Statement
+from conformance._basics.contract import REQUIREMENTS, Requirement
+from conformance._catalog.cases import Case
+from conformance._catalog.statements import Registry, Source, Statement
+from conformance._judging.runner import planned_checks
 
 Status = Literal["covered", "partial", "not covered", "untestable"]
 STATUSES: tuple[Status, ...] = ("not covered", "partial", "covered", "untestable")

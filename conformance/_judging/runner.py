@@ -1,6 +1,6 @@
 """Running cases against an adapter and judging, in the kit, what happened.
 
-The adapter only ever sees packs and inputs (through :class:`~conformance._boundary.Guard`).
+The adapter only ever sees packs and inputs (through :class:`~conformance._runtime.boundary.Guard`).
 Each case is reported in parts (``load``, ``validation``, one per scenario); a part yields
 checks, each tagged MUST, SHOULD or MAY (SEMANTICS section 0), and ends:
 
@@ -25,18 +25,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from conformance._adapter import Adapter, Call
-from conformance._boundary import Guard, PartTimeout, Reported
-from conformance._cases import (
-    PART_NAMES,
-    Case,
-    DiagnosticRef,
-    Scenario,
-    ValidationExpectation,
-)
-from conformance._checks import Check, weaker
-from conformance._contract import Requirement
-from conformance._errors import (
+from conformance._basics.contract import Requirement
+from conformance._basics.errors import (
     AdapterFault,
     AdapterGaveUp,
     PackRejected,
@@ -44,10 +34,16 @@ from conformance._errors import (
     ScriptIncomplete,
     Unsupported,
 )
-from conformance._matchers import Mismatch, missing
-from conformance._operations import BY_NAME
-from conformance._statements import POINTER, code_requirement, code_statement
-from conformance._steps import (
+from conformance._basics.matchers import Mismatch, missing
+from conformance._catalog.cases import (
+    PART_NAMES,
+    Case,
+    DiagnosticRef,
+    Scenario,
+    ValidationExpectation,
+)
+from conformance._catalog.statements import POINTER, code_requirement, code_statement
+from conformance._catalog.steps import (
     ADVISORY,
     OBSERVATIONS,
     AnyOf,
@@ -62,6 +58,10 @@ from conformance._steps import (
     describe_rejection,
     without_advisory,
 )
+from conformance._judging.checks import Check, weaker
+from conformance._runtime.adapter import Adapter, Call
+from conformance._runtime.boundary import Guard, PartTimeout, Reported
+from conformance._runtime.operations import BY_NAME
 
 Outcome = Literal["passed", "skipped", "timeout", "errored", "flaky", "failed"]
 OUTCOMES: tuple[Outcome, ...] = ("passed", "skipped", "timeout", "errored", "flaky", "failed")
@@ -494,7 +494,7 @@ START = 0
 def _detail_checks(case: Case, scenario: Scenario) -> dict[int, Check]:
     """The planned detail checks of a scenario, by position (:data:`START`, each step's number,
     one past the last for ``final``): the kit's codes it names (R9) and the observables the RFCs
-    only recommend (:data:`~conformance._steps.ADVISORY`), each position's in one check that
+    only recommend (:data:`~conformance._catalog.steps.ADVISORY`), each position's in one check that
     weighs what the weakest of them weighs, never more than the case. Their ids carry the
     position and what they check, so two runs compare check by check."""
     planned: dict[int, Check] = {}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 __all__ = ["catalog_root", "schema_path"]
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]
 
 
 def schema_path(name: str) -> Path:

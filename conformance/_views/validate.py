@@ -4,7 +4,7 @@ Inputs are files, directories (searched recursively for the file names that matc
 hidden directories skipped, in sorted order) and ``-`` (standard input). Each becomes one
 :class:`PackResult`: the file could not be loaded (:class:`LoadFailure`), or it was, with the
 validator's diagnostics, each with its line and column (JSON and YAML alike). The views of the
-results are in ``conformance._validate_views``.
+results are in ``conformance._views.validate_views``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
 import reference
-from conformance._errors import KitError
+from conformance._basics.errors import KitError
 
 DEFAULT_PATTERNS = ("*.json", "*.yaml", "*.yml")
 """The file names a directory is searched for, unless ``--pattern`` says otherwise."""

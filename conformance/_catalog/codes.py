@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from conformance._contract import (
+from conformance._basics.contract import (
     COMPOSITION_ERROR_CODES,
     COMPOSITION_WARNING_CODES,
     NEWER_ERROR_CODES,
@@ -21,7 +21,7 @@ from conformance._contract import (
     WORKFLOW_ERROR_CODES,
     WORKFLOW_WARNING_CODES,
 )
-from conformance._statements import code_statement, vocabulary
+from conformance._catalog.statements import code_statement, vocabulary
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
-from conformance._adapter import Adapter, AdapterSession, PackInput, StateStartingAdapter
-from conformance._errors import PackRejected, Rejected, Unsupported
-from conformance._operations import BY_NAME, OPERATIONS, SCRIPT_OPS, Operation
+from conformance._basics.errors import PackRejected, Rejected, Unsupported
 from conformance._protocol.messages import (
     FAULT_CODES,
     PACK_REJECTED,
@@ -25,6 +23,8 @@ from conformance._protocol.messages import (
     encode,
     hello_answer,
 )
+from conformance._runtime.adapter import Adapter, AdapterSession, PackInput, StateStartingAdapter
+from conformance._runtime.operations import BY_NAME, OPERATIONS, SCRIPT_OPS, Operation
 
 
 class _BadRequest(Exception):

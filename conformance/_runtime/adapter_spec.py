@@ -8,10 +8,10 @@ import os
 import sys
 from typing import IO
 
-from conformance._adapter import Adapter
-from conformance._errors import AdapterError
+from conformance._basics.errors import AdapterError
 from conformance._protocol import DEFAULT_REQUEST_TIMEOUT, SubprocessAdapter
-from conformance._reference_adapter import ReferenceAdapter
+from conformance._runtime.adapter import Adapter
+from conformance._runtime.reference_adapter import ReferenceAdapter
 
 REFERENCE = "reference"
 

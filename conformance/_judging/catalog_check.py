@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import reference
-from conformance._areas import AREAS
-from conformance._cases import Case, case_files, check_unique, load_case
-from conformance._contract import (
+from conformance._basics.areas import AREAS
+from conformance._basics.contract import (
     COMPOSITION_ERROR_CODES,
     COMPOSITION_RULES,
     COMPOSITION_RUN_CODES,
@@ -29,10 +28,11 @@ from conformance._contract import (
     WORKFLOW_ERROR_CODES,
     WORKFLOW_WARNING_CODES,
 )
-from conformance._errors import CaseError
-from conformance._reference_adapter import ReferenceAdapter
-from conformance._runner import Runner, planned_checks
-from conformance._statements import Registry, load_registry
+from conformance._basics.errors import CaseError
+from conformance._catalog.cases import Case, case_files, check_unique, load_case
+from conformance._catalog.statements import Registry, load_registry
+from conformance._judging.runner import Runner, planned_checks
+from conformance._runtime.reference_adapter import ReferenceAdapter
 
 
 def check_catalog(root: Path, *, coverage: bool = True) -> tuple[list[Case], list[str]]:

@@ -28,7 +28,17 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar, cast
 
-from conformance._adapter import (
+from conformance._basics.errors import (
+    AdapterError,
+    AdapterFault,
+    AdapterGaveUp,
+    KitError,
+    PackRejected,
+    Rejected,
+    Unsupported,
+)
+from conformance._basics.stopping import wait_for
+from conformance._runtime.adapter import (
     Adapter,
     AdapterSession,
     Call,
@@ -41,17 +51,7 @@ from conformance._adapter import (
     Terminable,
     TimesOutItself,
 )
-from conformance._errors import (
-    AdapterError,
-    AdapterFault,
-    AdapterGaveUp,
-    KitError,
-    PackRejected,
-    Rejected,
-    Unsupported,
-)
-from conformance._operations import BY_NAME
-from conformance._stopping import wait_for
+from conformance._runtime.operations import BY_NAME
 
 T = TypeVar("T")
 
@@ -59,7 +59,7 @@ SEVERITIES = ("error", "warning")
 Reported = tuple[str, str, str | None]
 """A reported diagnostic: ``(severity, code, path)``."""
 
-_KIT = Path(__file__).resolve().parent
+_KIT = Path(__file__).resolve().parents[1]
 _SIGNALS = (Rejected, PackRejected, Unsupported, AdapterFault)
 
 
@@ -152,8 +152,8 @@ class Guard:
         adapter: the runtime under test.
         timeout: seconds a case part (or a smoke check) may take; ``None``: no limit, and
             actions run in the calling thread. An adapter that times out its calls itself
-            (:class:`~conformance._adapter.TimesOutItself`, the protocol client) also runs in
-            the calling thread.
+            (:class:`~conformance._runtime.adapter.TimesOutItself`, the protocol client) also runs
+            in the calling thread.
     """
 
     def __init__(self, adapter: Adapter, timeout: float | None = None) -> None:
@@ -282,8 +282,8 @@ class Guard:
 
     def scripted(self, pack: PackInput, calls: Sequence[Call]) -> Guard | None:
         """The adapter as it answers ``calls`` on ``pack`` all at once (see
-        :class:`~conformance._adapter.ScriptingAdapter`), guarded as this one; ``None`` to make
-        the calls one at a time: the adapter does not answer scripts, or this one could not be
+        :class:`~conformance._runtime.adapter.ScriptingAdapter`), guarded as this one; ``None`` to
+        make the calls one at a time: the adapter does not answer scripts, or this one could not be
         sent (a value that is not JSON, say: the call that carries it says so). Making the
         calls on the answer raises ``ScriptIncomplete`` where the calls must be made one at a
         time after all, so that answering scripts changes nothing that is judged.

@@ -18,14 +18,14 @@ from typing import Any
 import jsonschema_rs
 
 import reference
-from conformance._adapter import PackFormat, PackInput
-from conformance._contract import Requirement
-from conformance._errors import CaseError
-from conformance._files import NotAFile, read_regular, resolved
-from conformance._resources import catalog_root, schema_path
-from conformance._spec_versions import NEWEST, applies
-from conformance._statements import Registry, load_registry
-from conformance._steps import Step, parse_step
+from conformance._basics.contract import Requirement
+from conformance._basics.errors import CaseError
+from conformance._basics.files import NotAFile, read_regular, resolved
+from conformance._basics.resources import catalog_root, schema_path
+from conformance._basics.spec_versions import NEWEST, applies
+from conformance._catalog.statements import Registry, load_registry
+from conformance._catalog.steps import Step, parse_step
+from conformance._runtime.adapter import PackFormat, PackInput
 from reference import Document, Location
 
 PART_NAMES = ("load", "validation")

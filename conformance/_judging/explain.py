@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from conformance._contract import COMPOSITION_RULES, RULES
-from conformance._spec_versions import NEWEST
-from conformance._statements import Registry, builtin, code_statement, vocabulary
+from conformance._basics.contract import COMPOSITION_RULES, RULES
+from conformance._basics.spec_versions import NEWEST
+from conformance._catalog.statements import Registry, builtin, code_statement, vocabulary
 
 EXCERPT_LINES = 120
 """Lines of a case file an excerpt keeps; a longer one keeps its head and says how much is cut."""

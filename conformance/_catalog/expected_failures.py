@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import reference
-from conformance._errors import CaseError
+from conformance._basics.errors import CaseError
 
 
 @dataclass(frozen=True)

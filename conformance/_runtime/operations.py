@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from conformance._adapter import (
+from conformance._runtime.adapter import (
     Closable,
     CompositionAdapter,
     CompositionSession,

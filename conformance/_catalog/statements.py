@@ -19,9 +19,9 @@ from typing import Any
 import jsonschema_rs
 
 import reference
-from conformance._contract import REQUIREMENTS, Requirement
-from conformance._errors import CaseError
-from conformance._resources import catalog_root, schema_path
+from conformance._basics.contract import REQUIREMENTS, Requirement
+from conformance._basics.errors import CaseError
+from conformance._basics.resources import catalog_root, schema_path
 from reference import Location
 
 FOLDER = "statements"

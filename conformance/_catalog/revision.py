@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from conformance._quotes import normalize
-from conformance._statements import Registry, Statement
+from conformance._basics.quotes import normalize
+from conformance._catalog.statements import Registry, Statement
 
 NORMATIVE = re.compile(
     r"\b(MUST|SHALL|REQUIRED|SHOULD|RECOMMENDED|MAY|OPTIONAL)\b"

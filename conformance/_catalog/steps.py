@@ -17,12 +17,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from conformance._errors import Rejected
-from conformance._matchers import Mismatch, compare, differences, missing
+from conformance._basics.errors import Rejected
+from conformance._basics.matchers import Mismatch, compare, differences, missing
 
 if TYPE_CHECKING:
-    from conformance._adapter import PackInput
-    from conformance._boundary import Guard, GuardedSession
+    from conformance._runtime.adapter import PackInput
+    from conformance._runtime.boundary import Guard, GuardedSession
 
 StepKind = Literal[
     "event",
@@ -341,7 +341,7 @@ class Step(ABC):
 
     kind: ClassVar[StepKind]
     operation: ClassVar[str | None]
-    """The operation (:data:`~conformance._operations.OPERATIONS`) the step is, called with
+    """The operation (:data:`~conformance._runtime.operations.OPERATIONS`) the step is, called with
     :attr:`arguments`; ``None`` for a step of several calls."""
     needs_session: ClassVar[bool] = True
     """Whether the step acts on a session (running a named composition does not)."""

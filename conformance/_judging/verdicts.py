@@ -23,15 +23,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from conformance._areas import TOP_LEVEL
-from conformance._expected_failures import ExpectedFailure
-from conformance._levels import CaseVerdict, LevelReport, describe_level
-from conformance._records import Report, case_verdicts, records_of
-from conformance._runner import CaseResult
+from conformance._basics.areas import TOP_LEVEL
+from conformance._catalog.expected_failures import ExpectedFailure
+from conformance._judging.levels import CaseVerdict, LevelReport, describe_level
+from conformance._judging.records import Report, case_verdicts, records_of
+from conformance._judging.runner import CaseResult
 
 
 def verdicts(results: Iterable[CaseResult]) -> list[CaseVerdict]:
-    """One verdict per case result (see :func:`conformance._records.case_verdicts`)."""
+    """One verdict per case result (see :func:`conformance._judging.records.case_verdicts`)."""
     return case_verdicts(records_of(results))
 
 

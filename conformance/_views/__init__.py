@@ -1,0 +1,1 @@
+"""Views of a pack's validation (text, JSON, SARIF ...)."""
