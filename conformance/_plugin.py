@@ -47,6 +47,15 @@ from conformance._runtime.adapter import Capabilities
 from conformance._runtime.adapter_spec import REFERENCE, load_adapter
 from conformance._runtime.boundary import refusing_exit
 
+__all__ = [
+    "CaseFailure",
+    "CaseItem",
+    "CatalogCollector",
+    "FuzzItem",
+    "pytest_addoption",
+    "pytest_configure",
+]
+
 _STATE = pytest.StashKey["_PluginState"]()
 _RECORD = "ppconf_record"
 

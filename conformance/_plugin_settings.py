@@ -17,6 +17,8 @@ import pytest
 
 from conformance._options import RUN_OPTIONS, RunOption
 
+__all__ = ["SETTINGS", "add_settings", "apply_settings"]
+
 SETTINGS = tuple(option for option in RUN_OPTIONS if option.plugin)
 """Every ``--ppconf-*`` option, in the order of ``pytest --help``."""
 

@@ -8,6 +8,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+__all__ = [
+    "BEYOND_SEMANTICS",
+    "COMPOSITION_ERROR_CODES",
+    "COMPOSITION_RULES",
+    "COMPOSITION_RUN_CODES",
+    "COMPOSITION_WARNING_CODES",
+    "KIT_CODES",
+    "KIT_LINTS",
+    "NEWER_ERROR_CODES",
+    "NEWER_WARNING_CODES",
+    "REJECTION_CODES",
+    "REQUIREMENTS",
+    "RFC_WARNINGS",
+    "RULES",
+    "RULES_COVERED_ELSEWHERE",
+    "START_REJECTION_CODES",
+    "WORKFLOW_ERROR_CODES",
+    "WORKFLOW_WARNING_CODES",
+    "Requirement",
+    "Rule",
+    "code_requirement",
+]
+
 Requirement = Literal["MUST", "SHOULD", "MAY"]
 REQUIREMENTS: tuple[Requirement, ...] = ("MUST", "SHOULD", "MAY")
 """Strongest first."""

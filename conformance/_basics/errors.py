@@ -4,6 +4,18 @@ from __future__ import annotations
 
 from reference import LocatedError
 
+__all__ = [
+    "AdapterError",
+    "AdapterFault",
+    "AdapterGaveUp",
+    "CaseError",
+    "KitError",
+    "PackRejected",
+    "Rejected",
+    "ScriptIncomplete",
+    "Unsupported",
+]
+
 
 class KitError(Exception):
     """Base class of the kit's own errors (bad case files, bad adapter specs, ...)."""

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = ["MATCHERS", "Mismatch", "compare", "differences", "is_matcher", "missing"]
+
 MATCHERS = ("$contains_in_order", "$contains", "$unordered", "$one_of", "$subset", "$any")
 _MISSING = object()
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+__all__ = ["SOURCE_FILES", "normalize"]
+
 SOURCE_FILES = {
     "RFC 0005": "rfc-0005-workflow.txt",
     "RFC 0009": "rfc-0009-agent-loops.txt",

@@ -10,6 +10,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+__all__ = [
+    "KNOWN",
+    "NEWEST",
+    "OLDEST",
+    "SpecVersionError",
+    "Version",
+    "applies",
+    "check_target",
+    "parse_version",
+]
+
 Version = tuple[int, int, int]
 
 NEWEST = "1.9"

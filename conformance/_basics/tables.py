@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+__all__ = ["render_table"]
+
 
 def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """Render rows under headers with aligned columns separated by `` | ``."""

@@ -28,6 +28,23 @@ from conformance._catalog.steps import Step, parse_step
 from conformance._runtime.adapter import PackFormat, PackInput
 from reference import Document, Location
 
+__all__ = [
+    "CASE_LOOKALIKES",
+    "NOT_CASES",
+    "PACK_DIRECTORY",
+    "PART_NAMES",
+    "Case",
+    "Catalog",
+    "DiagnosticRef",
+    "Scenario",
+    "Selection",
+    "ValidationExpectation",
+    "case_files",
+    "check_unique",
+    "load_case",
+    "load_catalog",
+]
+
 PART_NAMES = ("load", "validation")
 """The parts every case may have besides its scenarios; no scenario takes these names."""
 

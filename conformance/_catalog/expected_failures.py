@@ -14,6 +14,8 @@ from pathlib import Path
 import reference
 from conformance._basics.errors import CaseError
 
+__all__ = ["ExpectedFailure", "load_expected_failures", "write_expected_failures"]
+
 
 @dataclass(frozen=True)
 class ExpectedFailure:

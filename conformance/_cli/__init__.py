@@ -27,6 +27,8 @@ from conformance._cli.run import add_run_parser
 from conformance._cli.statements import add_statements_parsers
 from conformance._judging.records import kit_version
 
+__all__ = ["entry_point", "main"]
+
 
 def entry_point() -> None:
     """The ``ppconf`` console script: :func:`main`, then exit even if an in-process adapter

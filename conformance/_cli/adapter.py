@@ -21,6 +21,8 @@ from conformance._runtime.boundary import Guard, refusing_exit
 from conformance._runtime.serve import Server
 from conformance._runtime.smoke import smoke
 
+__all__ = ["add_adapter_parsers"]
+
 
 def add_adapter_parsers(commands: Any) -> None:
     serve = commands.add_parser(

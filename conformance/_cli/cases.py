@@ -22,6 +22,8 @@ from conformance._cli.common import (
 from conformance._cli.run import add_selection_options, selection
 from conformance._judging.catalog_check import check_catalog
 
+__all__ = ["add_cases_parser", "cited"]
+
 
 def add_cases_parser(commands: Any) -> None:
     cases = commands.add_parser("cases", help="list, show and check the catalog's cases")

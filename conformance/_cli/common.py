@@ -11,6 +11,19 @@ from typing import Any, TextIO
 from conformance._basics.text import terminal
 from conformance._options import MAX_EXAMPLES, whole_number
 
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_UNUSABLE",
+    "JSON",
+    "TEXT",
+    "add_format_option",
+    "positive_int",
+    "print_json",
+    "report_error",
+]
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 """The input was read, and is invalid, or a run or check did not pass."""

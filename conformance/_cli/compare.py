@@ -17,6 +17,8 @@ from conformance._report.compare import (
 )
 from conformance._report.jsonl import read_report
 
+__all__ = ["add_compare_parser", "compare_command", "comparison_data"]
+
 
 def add_compare_parser(commands: Any) -> None:
     parser = commands.add_parser(

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
     from conformance._fuzz.engine import FuzzResult
 
+__all__ = ["add_fuzz_parser", "fuzz_command"]
+
 
 def add_fuzz_parser(commands: Any) -> None:
     fuzz = commands.add_parser(

@@ -19,6 +19,8 @@ from conformance._cli.common import (
 if TYPE_CHECKING:
     from conformance._drawing import DrawingError
 
+__all__ = ["FORMATS", "LISTED_NAMES", "add_graph_parser"]
+
 FORMATS = ("mermaid", "dot", "svg")  # conformance._drawing.FORMATS, which loads only when used
 _FORMAT_HELP = ("Mermaid, which renders in Markdown", "DOT, for Graphviz", "SVG")
 LISTED_NAMES = 20  # an error lists this many known names, then says how many there are

@@ -23,6 +23,8 @@ from conformance._cli.common import (
 from conformance._views.validate import DEFAULT_PATTERNS, STDIN, find_inputs, validate_input
 from conformance._views.validate_views import VIEWS, render_text
 
+__all__ = ["TRACEABLE", "Action", "add_composition_parser", "add_pack_parsers"]
+
 
 def add_pack_parsers(commands: Any) -> None:
     validate = commands.add_parser(

@@ -23,6 +23,8 @@ from conformance._report.matrix import (
 from conformance._report.outputs import STDOUT, check_outputs, write_output
 from conformance._report.views import VIEWS, Renderer, render_view
 
+__all__ = ["MATRIX_VIEWS", "add_report_parser", "report_command"]
+
 
 def add_report_parser(commands: Any) -> None:
     report = commands.add_parser(

@@ -16,6 +16,8 @@ from typing import Any
 
 from conformance._drawing._model import DrawingError, Edge, Graph, Node, of_pack, visible
 
+__all__ = ["Step", "composition_graph"]
+
 # When one edge stands for several reasons, it is called after the first of these it has.
 _KIND_ORDER = ("branch", "fan-out", "fan-in", "order", "depends_on")
 

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 
 from conformance._drawing._model import Graph, node_key
 
+__all__ = ["FONT", "START", "render_dot"]
+
 START = "start_"  # the start marker's id; node ids all begin with "n_"
 FONT = "Helvetica"
 

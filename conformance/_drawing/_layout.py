@@ -34,6 +34,35 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+__all__ = [
+    "DUMMY_BUDGET_FLOOR",
+    "DUMMY_BUDGET_PER_ITEM",
+    "DUMMY_GAP",
+    "LABEL_PAD",
+    "LOOP_REACH",
+    "LOOP_STEP",
+    "MARGIN",
+    "MAX_RANK_GAP",
+    "NODE_GAP",
+    "PLACEMENT_PASSES",
+    "PORT_STEP",
+    "RANK_GAP",
+    "ROUND_WORK",
+    "SLOPE",
+    "SMALL_RANK",
+    "START_SPACE",
+    "SWEEPS",
+    "TRANSPOSE_PASSES",
+    "TRANSPOSE_VERTICES",
+    "EdgeSpec",
+    "Layout",
+    "PlacedEdge",
+    "PlacedNode",
+    "Point",
+    "bend",
+    "layered_layout",
+]
+
 Point = tuple[float, float]
 
 SWEEPS = 24  # barycenter sweeps (down and up) at most; each costs O(V log V) ...

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 from conformance._drawing._model import Graph, node_key
 
+__all__ = ["START", "render_mermaid"]
+
 START = "start_"  # the start marker's id; node ids all begin with "n_"
 
 _SHAPES = {"box": ('["', '"]'), "terminal": ('(["', '"])'), "hexagon": ('{{"', '"}}')}

@@ -12,6 +12,20 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+__all__ = [
+    "DIFFERS_MARK",
+    "DIVERGED_MARK",
+    "DrawingError",
+    "Edge",
+    "Graph",
+    "LineStyle",
+    "Node",
+    "Shape",
+    "node_key",
+    "of_pack",
+    "visible",
+]
+
 Shape = Literal["box", "terminal", "hexagon"]
 LineStyle = Literal["solid", "dashed", "dotted"]
 

@@ -26,6 +26,34 @@ from conformance._drawing._layout import (
 )
 from conformance._drawing._model import Edge, Graph, Node, visible
 
+__all__ = [
+    "ARROW_HALF_WIDTH",
+    "ARROW_LENGTH",
+    "BACK",
+    "DIVERGED",
+    "DIVERGED_FILL",
+    "EDGE",
+    "FONT",
+    "FONT_SIZE",
+    "HEXAGON_SLANT",
+    "INK",
+    "LABEL_FONT_SIZE",
+    "LABEL_LINE",
+    "LINE",
+    "MIN_SCALE",
+    "MIN_WIDTH",
+    "PAD_X",
+    "PAD_Y",
+    "PAPER",
+    "TAKEN",
+    "TERMINAL_INSET",
+    "VISITED_FILL",
+    "escape",
+    "layout_of",
+    "quoteattr",
+    "render_svg",
+]
+
 FONT = "ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace"
 FONT_SIZE = 12.0
 LINE = 16.0

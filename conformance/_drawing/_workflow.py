@@ -22,6 +22,8 @@ from conformance._drawing._model import (
     visible,
 )
 
+__all__ = ["EdgeKey", "Transition", "workflow_graph"]
+
 Transition = Mapping[str, Any]
 """One step of a path taken: ``{"from": ..., "to": ..., "event": ...}`` as in a session's
 history, where ``to`` is the state actually entered (after any ``max_visits`` redirect)."""

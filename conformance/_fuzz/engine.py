@@ -43,6 +43,27 @@ from conformance._fuzz.oracle import Expected, expect_invalid, expect_run
 from conformance._judging.runner import Runner
 from conformance._runtime.adapter import Adapter
 
+__all__ = [
+    "AREAS",
+    "BASE_AREAS",
+    "BATCH",
+    "DEFAULT_DATABASE",
+    "MAX_RUNS",
+    "MAX_STEPS",
+    "REPLAYS",
+    "ROUND",
+    "Example",
+    "Found",
+    "FuzzResult",
+    "Progress",
+    "Tally",
+    "database_at",
+    "default_areas",
+    "examples",
+    "expect",
+    "fuzz",
+]
+
 AREAS = REGISTERED
 """The areas the fuzzer generates examples for: every area of the registry."""
 BASE_AREAS = ("workflow", "loops", "compositions")

@@ -20,6 +20,8 @@ from conformance._judging.checks import Check
 from conformance._judging.runner import PartResult, Runner
 from conformance._runtime.adapter import PackInput
 
+__all__ = ["SCENARIO", "SOURCE", "FuzzFinding", "Kind", "Verdict", "as_case", "case_body", "judge"]
+
 SCENARIO = "fuzz"
 """The name of the one scenario of a generated case."""
 SOURCE = "fuzz"

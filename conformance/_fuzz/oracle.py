@@ -50,6 +50,36 @@ from typing import Any
 
 import reference
 
+__all__ = [
+    "RULES",
+    "RULE_AGENT_EVENT",
+    "RULE_ARTIFACTS",
+    "RULE_BUDGET",
+    "RULE_BUDGET_ORDER",
+    "RULE_CHAIN_CYCLE",
+    "RULE_CHAIN_END",
+    "RULE_COMPOSITION",
+    "RULE_ENTRY_VISIT",
+    "RULE_EVENT",
+    "RULE_HOST_EVENT",
+    "RULE_NO_REDIRECT",
+    "RULE_REDIRECT",
+    "RULE_REPLY",
+    "RULE_START_AGENT",
+    "RULE_START_ENTRY",
+    "RULE_START_REFUSED",
+    "RULE_START_VISIT",
+    "RULE_TERMINAL",
+    "RULE_TURN",
+    "RULE_UNKNOWN_EVENT",
+    "RULE_VALID",
+    "RULE_VISITS",
+    "Expected",
+    "Rules",
+    "expect_invalid",
+    "expect_run",
+]
+
 # The catalog's MUST cases that pin each rule the oracle asserts (their `spec` quotes the RFC).
 RULE_EVENT = "workflow.execution.event-per-state"
 RULE_AGENT_EVENT = {

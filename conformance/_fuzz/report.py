@@ -30,6 +30,17 @@ from conformance._fuzz.judge import FuzzFinding, case_body
 if TYPE_CHECKING:
     from conformance._fuzz.engine import FuzzResult
 
+__all__ = [
+    "case_document",
+    "case_yaml",
+    "describe_step",
+    "export",
+    "quote",
+    "render_finding",
+    "render_summary",
+    "rule_case",
+]
+
 
 @cache
 def rule_case(case_id: str) -> Case:

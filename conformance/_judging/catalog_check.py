@@ -34,6 +34,8 @@ from conformance._catalog.statements import Registry, load_registry
 from conformance._judging.runner import Runner, planned_checks
 from conformance._runtime.reference_adapter import ReferenceAdapter
 
+__all__ = ["check_catalog", "citation_problems", "coverage_problems"]
+
 
 def check_catalog(root: Path, *, coverage: bool = True) -> tuple[list[Case], list[str]]:
     """Run every catalog check on the folder ``root``; return the cases and the problems.

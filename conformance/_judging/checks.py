@@ -14,6 +14,8 @@ from typing import Any
 
 from conformance._basics.contract import REQUIREMENTS, Requirement
 
+__all__ = ["Check", "weaker"]
+
 
 def weaker(first: Requirement, second: Requirement) -> Requirement:
     """The weaker of two requirements (``MAY`` < ``SHOULD`` < ``MUST``)."""

@@ -21,6 +21,16 @@ from conformance._basics.areas import AREAS, BY_NAME, REGISTRY, TOP_LEVEL
 from conformance._basics.contract import Requirement
 from conformance._basics.spec_versions import NEWEST, parse_version
 
+__all__ = [
+    "BELOW_ZERO",
+    "AreaLevel",
+    "CaseVerdict",
+    "LevelReport",
+    "areas_of",
+    "compute_levels",
+    "describe_level",
+]
+
 BELOW_ZERO = -1
 
 

@@ -28,6 +28,19 @@ from conformance._judging.levels import CaseVerdict, LevelReport, compute_levels
 from conformance._judging.runner import OUTCOMES, CaseResult, PartResult, worst
 from conformance._runtime.adapter import Capabilities
 
+__all__ = [
+    "NAME_LIMIT",
+    "REPORT_FORMAT",
+    "PartRecord",
+    "Report",
+    "RunHeader",
+    "case_verdicts",
+    "catalog_digest",
+    "is_partial",
+    "kit_version",
+    "records_of",
+]
+
 REPORT_FORMAT = "ppconf-report/2"
 
 

@@ -29,6 +29,8 @@ from conformance._judging.levels import CaseVerdict, LevelReport, describe_level
 from conformance._judging.records import Report, case_verdicts, records_of
 from conformance._judging.runner import CaseResult
 
+__all__ = ["FAULTS", "Judgement", "Status", "counted", "judge", "judge_report", "verdicts"]
+
 
 def verdicts(results: Iterable[CaseResult]) -> list[CaseVerdict]:
     """One verdict per case result (see :func:`conformance._judging.records.case_verdicts`)."""

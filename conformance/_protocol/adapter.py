@@ -36,6 +36,8 @@ from conformance._protocol.messages import RUN_SCRIPT, pack_message
 from conformance._runtime.adapter import Call, Capabilities, PackInput
 from conformance._runtime.operations import BY_METHOD, BY_NAME, SCRIPT_OPS, Operation
 
+__all__ = ["SubprocessAdapter", "SubprocessSession"]
+
 
 class SubprocessAdapter:
     """An :class:`~conformance.Adapter` that drives a command over the protocol.

@@ -52,6 +52,14 @@ from conformance._protocol.messages import (
 from conformance._runtime.adapter import Capabilities
 from conformance._runtime.operations import BY_NAME
 
+__all__ = [
+    "DEFAULT_REQUEST_TIMEOUT",
+    "MAX_FAILED_STARTS",
+    "Pending",
+    "ProtocolClient",
+    "checked_timeout",
+]
+
 DEFAULT_REQUEST_TIMEOUT = 10.0
 MAX_FAILED_STARTS = 3
 """Starts in a row that may fail (no process, or no hello) before the client gives up."""

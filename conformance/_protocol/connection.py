@@ -32,6 +32,19 @@ from typing import IO
 
 from conformance._basics.stopping import POLL, STOP
 
+__all__ = [
+    "EXIT_WAIT",
+    "MAX_LINE_BYTES",
+    "STDERR_KEPT",
+    "Connection",
+    "ConnectionFault",
+    "LineTooLong",
+    "NoAnswer",
+    "NotReading",
+    "ProcessEnded",
+    "describe_exit",
+]
+
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """The longest line the kit reads, newline included."""
 STDERR_KEPT = 8192

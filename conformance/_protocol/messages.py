@@ -20,6 +20,23 @@ from conformance._basics.json_text import JsonTextError, loads
 from conformance._basics.resources import schema_path
 from conformance._runtime.adapter import Capabilities, PackInput
 
+__all__ = [
+    "FAULT_CODES",
+    "PACK_REJECTED",
+    "PROTOCOL_VERSION",
+    "RUNTIME_FIELDS",
+    "RUN_SCRIPT",
+    "ProtocolError",
+    "capabilities_of",
+    "check_message",
+    "decode",
+    "encode",
+    "excerpt",
+    "hello_answer",
+    "operations_of",
+    "pack_message",
+]
+
 PROTOCOL_VERSION = 1
 """The version this kit speaks; ``x-protocol-version`` in the published schema."""
 PACK_REJECTED = "pack-rejected"

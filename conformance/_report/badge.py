@@ -13,6 +13,8 @@ from conformance._judging.levels import BELOW_ZERO
 from conformance._judging.records import Report
 from conformance._judging.verdicts import judge_report
 
+__all__ = ["badge", "render_badge"]
+
 
 def badge(report: Report, area: str | None = None) -> dict[str, object]:
     """The badge's fields: ``schemaVersion``, ``label``, ``message``, ``color``.

@@ -32,6 +32,20 @@ from conformance._report.groups import (
 )
 from conformance._report.text import wrap
 
+__all__ = [
+    "ALLOWANCES",
+    "COMPARE_FORMATS",
+    "Comparison",
+    "LevelChange",
+    "PartChange",
+    "by_kind",
+    "compare",
+    "grouped",
+    "render_compare_markdown",
+    "render_compare_text",
+    "summary_line",
+]
+
 
 @dataclass(frozen=True)
 class PartChange:

@@ -26,6 +26,25 @@ from conformance._basics.contract import REQUIREMENTS
 from conformance._judging.records import PartRecord, Report
 from conformance._judging.verdicts import counted
 
+__all__ = [
+    "ELIDED",
+    "GIST",
+    "GROUP_MIN",
+    "TAGS",
+    "XFAIL",
+    "AreaFailures",
+    "Entry",
+    "FailureGroup",
+    "area_order",
+    "failure_groups",
+    "gist",
+    "group_entries",
+    "normalise",
+    "split_message",
+    "tag_of",
+    "top_causes",
+]
+
 GROUP_MIN = 3
 """Parts sharing a cause are shown as one entry from this many on; fewer are listed one by one."""
 

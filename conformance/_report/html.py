@@ -30,6 +30,21 @@ from conformance._judging.verdicts import Judgement, counted, judge_report
 from conformance._report.groups import area_order, normalise, top_causes
 from conformance._report.text import finding_groups, headline_line
 
+__all__ = [
+    "BLOCKING_SHOWN",
+    "NO_RULE",
+    "TIERS",
+    "Differs",
+    "blocking_cases",
+    "escape",
+    "failure_box",
+    "head",
+    "level_class",
+    "render_html",
+    "slug",
+    "tier_of",
+]
+
 BLOCKING_SHOWN = 12
 """Blocking cases linked in the level table before the rest are folded away."""
 

@@ -28,6 +28,20 @@ from conformance._judging.records import REPORT_FORMAT, PartRecord, Report, RunH
 from conformance._judging.verdicts import judge_report
 from conformance._report.outputs import STDOUT, open_locked
 
+__all__ = [
+    "MAX_LINE_BYTES",
+    "MAX_REPORT_BYTES",
+    "MESSAGE_SHOWN",
+    "SCHEMA",
+    "JsonLinesWriter",
+    "ReportError",
+    "check_record",
+    "levels_data",
+    "read_report",
+    "summary_line",
+    "summary_record",
+]
+
 
 class ReportError(KitError):
     """A report file cannot be read: what, where (file:line), how to fix it."""

@@ -14,6 +14,8 @@ from conformance._basics.text import xml_text as _x
 from conformance._judging.levels import describe_level
 from conformance._judging.records import Report
 
+__all__ = ["render_junit"]
+
 
 def render_junit(report: Report) -> bytes:
     """JUnit XML; findings (failed SHOULD/MAY checks of passing parts) go to system-out."""

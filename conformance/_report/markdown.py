@@ -21,6 +21,8 @@ from conformance._report.groups import (
 )
 from conformance._report.text import LEVEL_HEADERS, finding_groups, headline_line, level_rows
 
+__all__ = ["render_failure_groups", "render_markdown"]
+
 _cell = markdown
 
 

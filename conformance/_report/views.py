@@ -19,6 +19,8 @@ from conformance._report.junit import render_junit
 from conformance._report.markdown import render_markdown
 from conformance._report.text import render_text
 
+__all__ = ["VIEWS", "Renderer", "View", "render_view", "write_view"]
+
 Renderer = Callable[[Report], str | bytes]
 
 

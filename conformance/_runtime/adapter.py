@@ -17,6 +17,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+__all__ = [
+    "Adapter",
+    "AdapterSession",
+    "Call",
+    "Capabilities",
+    "Closable",
+    "CompositionAdapter",
+    "CompositionSession",
+    "PackFormat",
+    "PackInput",
+    "ScriptingAdapter",
+    "StateStartingAdapter",
+    "Terminable",
+    "TimesOutItself",
+    "TurnSession",
+    "copy_json",
+]
+
 PackFormat = Literal["json", "yaml"]
 _UNSET: Any = object()
 

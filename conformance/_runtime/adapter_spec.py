@@ -13,6 +13,8 @@ from conformance._protocol import DEFAULT_REQUEST_TIMEOUT, SubprocessAdapter
 from conformance._runtime.adapter import Adapter
 from conformance._runtime.reference_adapter import ReferenceAdapter
 
+__all__ = ["REFERENCE", "load_adapter"]
+
 REFERENCE = "reference"
 
 

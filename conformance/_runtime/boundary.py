@@ -53,6 +53,21 @@ from conformance._runtime.adapter import (
 )
 from conformance._runtime.operations import BY_NAME
 
+__all__ = [
+    "SEVERITIES",
+    "AdapterRaised",
+    "ExitRefused",
+    "Guard",
+    "GuardedSession",
+    "PartTimeout",
+    "Reported",
+    "check_diagnostics",
+    "check_transition",
+    "conforms",
+    "refusing_exit",
+    "where_raised",
+]
+
 T = TypeVar("T")
 
 SEVERITIES = ("error", "warning")

@@ -26,6 +26,8 @@ from conformance._protocol.messages import (
 from conformance._runtime.adapter import Adapter, AdapterSession, PackInput, StateStartingAdapter
 from conformance._runtime.operations import BY_NAME, OPERATIONS, SCRIPT_OPS, Operation
 
+__all__ = ["Server"]
+
 
 class _BadRequest(Exception):
     pass

@@ -18,6 +18,8 @@ from conformance._basics.stopping import STOP
 from conformance._runtime.adapter import Adapter, PackInput
 from conformance._runtime.boundary import Guard, PartTimeout
 
+__all__ = ["CHECKS", "SmokeResult", "Verdict", "smoke"]
+
 Verdict = Literal["passes", "disagrees", "breaks"]
 
 _PROMPTS = {"main": {"id": "main", "name": "Main", "version": "1.0.0", "system_template": "Work."}}
