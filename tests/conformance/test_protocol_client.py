@@ -25,6 +25,7 @@ from conformance import PackInput
 from conformance._basics.errors import AdapterError, AdapterFault, AdapterGaveUp, KitError
 from conformance._cli import main
 from conformance._protocol import SubprocessAdapter
+from conformance._runtime.operations import BY_NAME
 
 FAKES = Path(__file__).resolve().parent / "protocol_fakes"
 PACK_TEXT = json.dumps(
@@ -453,3 +454,31 @@ def test_a_request_that_is_not_json_is_the_kits_error(
         session.advance_clock(value)
     session.advance_clock(1.5)  # nothing was sent: the process and the session are fine
     assert session.state()["elapsed_sec"] == 1.5
+
+
+# -- answers without their results ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("validate_protocol", [False, True], ids=["checked", "schema"])
+@pytest.mark.parametrize("op", ["validate", "start", "send", "state"])
+def test_an_ok_answer_without_its_result_is_an_adapter_fault(
+    op: str, validate_protocol: bool
+) -> None:
+    fake = [sys.executable, str(FAKES / "bare_ok.py"), "--op", op, "--nth", "1"]
+    adapter = SubprocessAdapter(fake, validate_protocol=validate_protocol)
+    try:
+        calls = {
+            "validate": lambda: adapter.validate(PACK),
+            "start": lambda: adapter.start(PACK),
+            "send": lambda: adapter.start(PACK).send("Go", "host"),
+            "state": lambda: adapter.start(PACK).state(),
+        }
+        reason = (
+            f"the response to {op} breaks the protocol schema"
+            if validate_protocol
+            else f"{op} answered without {BY_NAME[op].expected}"
+        )
+        with pytest.raises(AdapterFault, match=re.escape(reason)):
+            calls[op]()
+    finally:
+        adapter.close()
