@@ -189,3 +189,12 @@ def test_cases_list_by_statement(capsys: pytest.CaptureFixture[str]) -> None:
     listed = json.loads(out)
     assert listed
     assert all(any(i.startswith("RFC0014.rule-4") for i in c["statements"]) for c in listed)
+
+
+@pytest.mark.parametrize("rfc", ["0005", "0009", "0010", "0011", "0014", "0016", "0017"])
+def test_every_testable_must_statement_of_an_rfc_has_a_must_check(
+    capsys: pytest.CaptureFixture[str], rfc: str
+) -> None:
+    # A statement that no case can test is marked untestable, with the reason, in the registry.
+    status, _, err = run(capsys, "coverage", "--source", f"RFC {rfc}", "--fail-under", "100")
+    assert status == 0, err
