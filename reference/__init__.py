@@ -16,9 +16,11 @@ This package is pure domain code: it knows nothing of conformance cases or runti
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from reference._compositions.extensions import Extensions, StepFailure, test_extensions
+from reference._compositions.rules import Composition, PackContext
 from reference._compositions.run import run_composition, run_state_composition
 from reference._compositions.steps import CompositionRunError
 from reference._compositions.trace import CompositionResult, StepTrace
@@ -36,6 +38,7 @@ from reference._json import describe_json_type, json_pointer
 from reference._loading import DEFAULT_LIMITS, Document, Limits, parse_document, read_document
 from reference._validation import validate
 from reference._workflow.model import Budget, StateSpec, Transition, Workflow, compile_workflow
+from reference._workflow.rules import WorkflowView, agent_members
 from reference._workflow.session import (
     Clock,
     ManualClock,
@@ -51,6 +54,7 @@ __all__ = [
     "DEFAULT_LIMITS",
     "Budget",
     "Clock",
+    "Composition",
     "CompositionResult",
     "CompositionRunError",
     "Diagnostic",
@@ -74,14 +78,18 @@ __all__ = [
     "Transition",
     "Turn",
     "Workflow",
+    "WorkflowView",
+    "agent_members",
     "compile_workflow",
     "is_valid",
     "json_pointer",
     "load_pack",
     "load_pack_string",
     "parse_document",
+    "read_composition",
     "read_document",
     "read_pack",
+    "read_workflow",
     "restore_session",
     "run_composition",
     "run_state_composition",
@@ -131,3 +139,24 @@ def _pack_root(document: Document) -> dict[str, Any]:
             "start the pack with 'id:', 'name:', 'version:' ...",
         )
     return document.data
+
+
+def read_workflow(pack: Mapping[str, Any]) -> WorkflowView | None:
+    """A pack's workflow as the validation rules read it, whether the pack is valid or not: its
+    well-formed states in document order, each with its ``on_event`` entries, its loop-guard
+    redirect and whether it is terminal (X2), and the graph they make. ``None`` when the pack
+    has no ``workflow`` object. For tools that show a workflow (drawings), so that they read it
+    as the rules do."""
+    workflow = pack.get("workflow")
+    if not isinstance(workflow, dict):
+        return None
+    return WorkflowView.read(pack if isinstance(pack, dict) else dict(pack), workflow)
+
+
+def read_composition(pack: Mapping[str, Any], name: str) -> Composition:
+    """Composition ``name`` of a pack as the validation rules read it, whether the pack is valid
+    or not: every step object at any depth in document order (a parallel, then its branches),
+    with its id, kind and members. A name the pack lacks reads as a composition without steps."""
+    compositions = pack.get("compositions")
+    data = compositions.get(name) if isinstance(compositions, dict) else None
+    return Composition.read(PackContext.of(pack), name, data)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
+import reference
 from conformance._drawing._model import (
     DIFFERS_MARK,
     DIVERGED_MARK,
@@ -58,8 +59,7 @@ def workflow_graph(
     states = _states(pack)
     if not states:
         raise DrawingError("the pack has no workflow to draw", _composition_names(pack))
-    workflow = pack["workflow"]
-    entry = workflow.get("entry")
+    entry = pack["workflow"].get("entry")
     if start is not None and start not in states:
         raise DrawingError(f"the workflow has no state {start!r}", sorted(states))
     if start is not None:
@@ -120,17 +120,24 @@ def workflow_graph(
 EdgeKey = tuple[str, str, str]  # source, target, kind ("event" or "max_visits")
 
 
-def _states(pack: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    """The workflow's states by name; a state that is not a mapping reads as an empty one."""
-    workflow = pack.get("workflow")
-    states = workflow.get("states") if isinstance(workflow, Mapping) else None
-    if not isinstance(states, Mapping):
+class State(Protocol):
+    """A state as the rulebook reads it (:func:`reference.read_workflow`); an entry that is
+    not a mapping has none, and is drawn as a bare state."""
+
+    name: str
+    data: dict[str, Any]
+    events: dict[str, str]
+    redirect: str | None
+    terminal: bool  # X2
+
+
+def _states(pack: Mapping[str, Any]) -> dict[str, State | None]:
+    """The workflow's states by name, as the rulebook reads them."""
+    view = reference.read_workflow(pack)
+    if view is None:
         return {}
-    return {
-        name: state if isinstance(state, Mapping) else {}
-        for name, state in states.items()
-        if isinstance(name, str)
-    }
+    read = {state.name: state for state in view.states}
+    return {name: read.get(name) for name in view.all_states if isinstance(name, str)}
 
 
 def _composition_names(pack: Mapping[str, Any]) -> list[str]:
@@ -140,29 +147,30 @@ def _composition_names(pack: Mapping[str, Any]) -> list[str]:
     return sorted(name for name in compositions if isinstance(name, str))
 
 
-def _events(state: Mapping[str, Any]) -> dict[str, str]:
-    """The state's well-formed ``on_event`` entries (event name -> target name)."""
-    on_event = state.get("on_event")
-    if not isinstance(on_event, Mapping):
+def _events(state: State | None) -> dict[str, str]:
+    """The state's ``on_event`` entries with a name and a target (event name -> target)."""
+    if state is None:
         return {}
-    return {
-        event: target
-        for event, target in on_event.items()
-        if isinstance(event, str) and isinstance(target, str)
-    }
+    return {event: target for event, target in state.events.items() if isinstance(event, str)}
 
 
-def _edges(states: Mapping[str, Mapping[str, Any]]) -> dict[EdgeKey, set[str]]:
-    """Edges between existing states, each with its labels: one edge per pair and kind."""
+def _edges(states: Mapping[str, State | None]) -> dict[EdgeKey, set[str]]:
+    """Edges between existing states, each with its labels: one edge per pair and kind (a
+    terminal state's too: drawn, though they never fire)."""
     edges: dict[EdgeKey, set[str]] = {}
     for name, state in states.items():
         for event, target in _events(state).items():
             if target in states:
                 edges.setdefault((name, target, "event"), set()).add(visible(event))
-        redirect = state.get("on_max_visits")
-        if isinstance(redirect, str) and redirect in states:
+        redirect = _redirect(state)
+        if redirect is not None and redirect in states:
             edges[(name, redirect, "max_visits")] = {"max_visits"}
     return edges
+
+
+def _redirect(state: State | None) -> str | None:
+    """The state's ``on_max_visits``, if it names one."""
+    return None if state is None else state.redirect
 
 
 def _successors(edges: Iterable[EdgeKey]) -> dict[str, list[str]]:
@@ -205,29 +213,18 @@ def _reading_order(first: str | None, names: list[str], edges: Iterable[EdgeKey]
     return order
 
 
-def _is_terminal(state: Mapping[str, Any]) -> bool:
-    """SEMANTICS X2: ``terminal: true``, or no ``on_event`` entries."""
-    return state.get("terminal") is True or not _events(state)
-
-
 def _state_agents(pack: Mapping[str, Any], states: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
     """RFC 0011: the agent members backed by each state (``agents.members.<m>.state``)."""
-    agents = pack.get("agents")
-    members = agents.get("members") if isinstance(agents, Mapping) else None
-    if not isinstance(members, Mapping):
-        return {}
     found: dict[str, list[str]] = {}
-    for member, definition in members.items():
-        if isinstance(member, str) and isinstance(definition, Mapping):
-            state = definition.get("state")
-            if isinstance(state, str) and state in states:
-                found.setdefault(state, []).append(member)
+    for member, state in reference.agent_members(pack):
+        if state is not None and state in states:
+            found.setdefault(state, []).append(member)
     return {state: tuple(sorted(names)) for state, names in found.items()}
 
 
 def _node(
     name: str,
-    state: Mapping[str, Any],
+    read: State | None,
     agents: tuple[str, ...],
     *,
     start: bool,
@@ -235,6 +232,7 @@ def _node(
     diverged: bool,
     differs: tuple[str, ...] = (),
 ) -> Node:
+    state: Mapping[str, Any] = {} if read is None else read.data
     lines = [visible(name)]
     orchestration = state.get("orchestration")
     composition = state.get("composition")
@@ -258,7 +256,7 @@ def _node(
     return Node(
         name,
         tuple(lines),
-        "terminal" if _is_terminal(state) else "box",
+        "terminal" if read is None or read.terminal else "box",
         start=start,
         visited=visited,
         diverged=diverged or bool(differs),
@@ -267,7 +265,7 @@ def _node(
 
 def _resolve(
     transition: Transition,
-    states: Mapping[str, Mapping[str, Any]],
+    states: Mapping[str, State | None],
     edges: Mapping[EdgeKey, set[str]],
 ) -> list[EdgeKey]:
     """The edges one transition used: its event edge, then any redirects to where it ended.
@@ -293,8 +291,8 @@ def _resolve(
     # Follow the loop-guard redirects; each state once, so a redirect cycle ends.
     current, seen = first, {first}
     while current != target:
-        redirect = states[current].get("on_max_visits")
-        if not isinstance(redirect, str) or redirect in seen:
+        redirect = _redirect(states[current])
+        if redirect is None or redirect in seen:
             return []
         key = (current, redirect, "max_visits")
         if key not in edges:
@@ -307,7 +305,7 @@ def _resolve(
 
 def _taken(
     path: Iterable[Transition],
-    states: Mapping[str, Mapping[str, Any]],
+    states: Mapping[str, State | None],
     edges: Mapping[EdgeKey, set[str]],
 ) -> dict[EdgeKey, list[int]]:
     taken: dict[EdgeKey, list[int]] = {}
@@ -319,7 +317,7 @@ def _taken(
 
 def _diverged(
     diverged: str | Transition | None,
-    states: Mapping[str, Mapping[str, Any]],
+    states: Mapping[str, State | None],
     edges: Mapping[EdgeKey, set[str]],
 ) -> tuple[str | None, EdgeKey | None]:
     """The diverging state, or the diverging edge (the event edge of a redirected one)."""
