@@ -2,9 +2,10 @@
 
 One :class:`Operation` per request of the adapter protocol: its name on the wire, the adapter
 or session method that does it, its arguments, what an ok answer carries, and the optional
-interface a runtime needs for it. The protocol client and server, the :class:`~conformance.
-_boundary.Guard`, the runner's scripts and the published protocol schema (tied by a test) all
-read :data:`OPERATIONS`; ``docs/protocol.md`` says what adding one takes.
+interface a runtime needs for it. The protocol client and server, the
+:class:`~conformance._runtime.boundary.Guard`, the runner's scripts and the published protocol
+schema (tied by a test) all read :data:`OPERATIONS`; ``docs/protocol.md`` says what adding one
+takes.
 """
 
 from __future__ import annotations

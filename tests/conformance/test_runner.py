@@ -991,7 +991,7 @@ def test_a_kit_error_is_called_a_kit_error(
     part = only_part(Runner(ReferenceAdapter()).run(make_case(body=STEPS_BODY)))
     assert part.outcome == "errored"
     assert part.message.startswith("kit error: AssertionError: a kit bug at ")
-    assert "_runner.py" in part.message
+    assert "test_runner.py:" in part.message  # where the error was raised
 
 
 class FlipsEveryOtherRun(Delegate):
