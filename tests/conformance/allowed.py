@@ -33,7 +33,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fakes import SessionWrapper
+from fakes import SessionWrapper, WrapsSessions, workflow_of
 
 from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected
 from conformance._basics.contract import KIT_LINTS
@@ -78,19 +78,12 @@ class _EagerBudgetSession(SessionWrapper):
         return state
 
 
-class BudgetStatusAtOnce(Variant):
+class BudgetStatusAtOnce(WrapsSessions, Variant):
     NAME = "budget-status-at-once"
 
-    def _wrap(self, pack: PackInput, session: Any) -> Any:
-        workflow = (pack.document or {}).get("workflow") or {}
-        budget = (workflow.get("engine") or {}).get("budget") or {}
+    def wrap(self, pack: PackInput, session: Any) -> Any:
+        budget = (workflow_of(pack).get("engine") or {}).get("budget") or {}
         return _EagerBudgetSession(session, budget)
-
-    def start(self, pack: PackInput) -> Any:
-        return self._wrap(pack, super().start(pack))
-
-    def restore(self, pack: PackInput, snapshot: Any) -> Any:
-        return self._wrap(pack, super().restore(pack, snapshot))
 
 
 # -- validation --------------------------------------------------------------------------------
@@ -264,20 +257,11 @@ class _TurnChoices(SessionWrapper):
         return data
 
 
-class OtherTurnChoices(Variant):
+class OtherTurnChoices(WrapsSessions, Variant):
     NAME = "other-turn-choices"
 
-    def _wrap(self, pack: PackInput, session: Any) -> Any:
-        workflow = (pack.document or {}).get("workflow") or {}
-        return _TurnChoices(session, workflow.get("states") or {})
-
-    def start(self, pack: PackInput) -> Any:
-        return self._wrap(pack, super().start(pack))
-
-    def start_at(
-        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
-    ) -> Any:
-        return self._wrap(pack, super().start_at(pack, state=state, agent=agent))
+    def wrap(self, pack: PackInput, session: Any) -> Any:
+        return _TurnChoices(session, workflow_of(pack).get("states") or {})
 
 
 # -- SEMANTICS 0b (R11-R13): choices the RFCs allow that the kit once charged --------------------
@@ -302,29 +286,17 @@ class _VisitLimitSession(SessionWrapper):
         return state
 
 
-class EndsAtVisitLimit(Variant):
+class EndsAtVisitLimit(WrapsSessions, Variant):
     """Ends the workflow when the count of visits reaches ``max_total_visits``, not at the next
     event: status ``budget_exhausted`` at once (R12 allows it, as R4 does for the other
     budgets)."""
 
     NAME = "ends-at-visit-limit"
 
-    def _wrap(self, pack: PackInput, session: Any) -> Any:
-        workflow = (pack.document or {}).get("workflow") or {}
-        budget = (workflow.get("engine") or {}).get("budget") or {}
+    def wrap(self, pack: PackInput, session: Any) -> Any:
+        budget = (workflow_of(pack).get("engine") or {}).get("budget") or {}
         limit = budget.get("max_total_visits")
         return _VisitLimitSession(session, limit if isinstance(limit, int) else None)
-
-    def start(self, pack: PackInput) -> Any:
-        return self._wrap(pack, super().start(pack))
-
-    def start_at(
-        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
-    ) -> Any:
-        return self._wrap(pack, super().start_at(pack, state=state, agent=agent))
-
-    def restore(self, pack: PackInput, snapshot: Any) -> Any:
-        return self._wrap(pack, super().restore(pack, snapshot))
 
 
 def _without(value: Any, keys: frozenset[str]) -> Any:

@@ -27,7 +27,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from fakes import SessionWrapper
+from fakes import SessionWrapper, WrapsSessions, workflow_of
 from mini_runtime import MiniRuntime, with_bugs
 
 from conformance import (
@@ -205,20 +205,15 @@ def _user_turn(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "turn": "user"}
 
 
-class IgnoresControl(_Reference):
+class IgnoresControl(WrapsSessions, _Reference):
     """Ignores RFC 0014 ``control``: the turn is the user's after every event, agent-sourced
     ones into ``control: agent`` states included (X18)."""
 
     NAME = "ignores-control"
     CLAIMS: Mapping[str, int] = {"workflow": 2, "loops": 2, "control": 2, "state-agents": 2}
 
-    def start(self, pack: PackInput) -> Any:
-        return _Patched(super().start(pack), _user_turn)
-
-    def start_at(
-        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
-    ) -> Any:
-        return _Patched(super().start_at(pack, state=state, agent=agent), _user_turn)
+    def wrap(self, pack: PackInput, session: Any) -> Any:
+        return _Patched(session, _user_turn)
 
 
 class CountsEntryOnStart(_Reference):
@@ -524,24 +519,15 @@ class _TerminalAgentTurn(SessionWrapper):
         return data
 
 
-class KeepsAgentTurnAtTerminal(_AllAreas):
+class KeepsAgentTurnAtTerminal(WrapsSessions, _AllAreas):
     """Keeps the agent's turn when an agent event enters a terminal ``control: agent`` state.
     RFC 0014 rule 3: "a terminal state ends the conversation regardless"; the loop ends there
     (Detailed Design), so the turn is the user's."""
 
     NAME = "keeps-agent-turn-at-terminal"
 
-    def _wrap(self, pack: PackInput, session: Any) -> Any:
-        workflow = (pack.document or {}).get("workflow") or {}
-        return _TerminalAgentTurn(session, workflow.get("states") or {})
-
-    def start(self, pack: PackInput) -> Any:
-        return self._wrap(pack, super().start(pack))
-
-    def start_at(
-        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
-    ) -> Any:
-        return self._wrap(pack, super().start_at(pack, state=state, agent=agent))
+    def wrap(self, pack: PackInput, session: Any) -> Any:
+        return _TerminalAgentTurn(session, workflow_of(pack).get("states") or {})
 
 
 AREA_BUGS = {

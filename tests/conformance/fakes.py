@@ -178,6 +178,30 @@ class SessionWrapper:
         return getattr(self._session, name)
 
 
+class WrapsSessions:
+    """A fake whose every session, started (at the entry or at a state) or restored, is the
+    reference's wrapped by :meth:`wrap`. Put it before the adapter it wraps in the bases."""
+
+    def wrap(self, pack: PackInput, session: Any) -> Any:
+        raise NotImplementedError
+
+    def start(self, pack: PackInput) -> Any:
+        return self.wrap(pack, super().start(pack))
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        return self.wrap(pack, super().start_at(pack, state=state, agent=agent))
+
+    def restore(self, pack: PackInput, snapshot: Any) -> Any:
+        return self.wrap(pack, super().restore(pack, snapshot))
+
+
+def workflow_of(pack: PackInput) -> Mapping[str, Any]:
+    """The pack's ``workflow`` object (empty when it has none)."""
+    return (pack.document or {}).get("workflow") or {}
+
+
 class SessionDelegate:
     """A reference session without ``run_state``: no composition can run in it."""
 
