@@ -15,6 +15,8 @@ import itertools
 from pathlib import Path
 
 import pytest
+from import_graph import cycle_through
+from import_graph import module_names as package_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "conformance"
@@ -22,13 +24,7 @@ PACKAGE = ROOT / "conformance"
 
 def module_names() -> dict[str, Path]:
     """Every module of ``conformance``, by dotted name (a package by its own name)."""
-    modules = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        modules[".".join(parts)] = path
-    return modules
+    return package_modules(PACKAGE)
 
 
 def _module_level(tree: ast.Module) -> list[ast.stmt]:
@@ -83,27 +79,10 @@ def test_the_kit_uses_only_the_reference_public_api() -> None:
     )
 
 
-def cycle_through(start: str) -> list[str] | None:
-    paths = {start: [start]}
-    frontier = [start]
-    edges = graph()
-    while frontier:
-        following = []
-        for name in frontier:
-            for target in sorted(edges.get(name, ())):
-                if target == start:
-                    return [*paths[name], start]
-                if target not in paths:
-                    paths[target] = [*paths[name], target]
-                    following.append(target)
-        frontier = following
-    return None
-
-
 @pytest.mark.parametrize("module", sorted(module_names()))
 def test_no_import_cycle(module: str) -> None:
     # A package importing its own modules is how it re-exports them, not a cycle.
-    cycle = cycle_through(module)
+    cycle = cycle_through(graph(), module)
     if cycle is not None and all(
         later.startswith(earlier + ".") or earlier.startswith(later + ".")
         for earlier, later in itertools.pairwise(cycle)

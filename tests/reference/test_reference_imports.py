@@ -13,19 +13,15 @@ import functools
 from pathlib import Path
 
 import pytest
+from import_graph import cycle_through
+from import_graph import module_names as package_modules
 
 PACKAGE = Path(__file__).resolve().parents[2] / "reference"
 
 
 def module_names() -> dict[str, Path]:
     """Every module of ``reference``, by dotted name (a package by its own name)."""
-    modules = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        modules[".".join(parts)] = path
-    return modules
+    return package_modules(PACKAGE)
 
 
 def imported(path: Path, modules: dict[str, Path]) -> set[str]:
@@ -45,23 +41,6 @@ def imported(path: Path, modules: dict[str, Path]) -> set[str]:
 def import_graph() -> dict[str, set[str]]:
     modules = module_names()
     return {name: imported(path, modules) for name, path in modules.items()}
-
-
-def cycle_through(graph: dict[str, set[str]], start: str) -> list[str] | None:
-    """A shortest import path from ``start`` back to itself, if there is one."""
-    paths = {start: [start]}
-    frontier = [start]
-    while frontier:
-        following = []
-        for name in frontier:
-            for target in sorted(graph.get(name, ())):
-                if target == start:
-                    return [*paths[name], start]
-                if target not in paths:
-                    paths[target] = [*paths[name], target]
-                    following.append(target)
-        frontier = following
-    return None
 
 
 def test_the_graph_sees_the_imports_it_should() -> None:
