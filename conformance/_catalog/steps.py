@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from conformance._basics.errors import Rejected
@@ -354,9 +355,10 @@ class Step(ABC):
         return parse_expectation(self.expect)
 
     @property
-    @abstractmethod
     def arguments(self) -> Mapping[str, Any]:
-        """The input's data (e.g. ``{"event": "Go", "source": "host"}``)."""
+        """The input's data, its fields (e.g. ``{"event": "Go", "source": "host"}``): the
+        arguments of its operation, in their order."""
+        return {name: getattr(self, name) for name in _input_fields(type(self))}
 
     @abstractmethod
     def describe(self) -> str:
@@ -380,10 +382,6 @@ class Event(Step):
     event: str
     source: str = "host"
 
-    @property
-    def arguments(self) -> Mapping[str, Any]:
-        return {"event": self.event, "source": self.source}
-
     def describe(self) -> str:
         return f"event {self.event}" + (" (agent)" if self.source == "agent" else "")
 
@@ -401,10 +399,6 @@ class SetArtifact(Step):
     operation: ClassVar[str | None] = "set_artifact"
     name: str
     value: str
-
-    @property
-    def arguments(self) -> Mapping[str, Any]:
-        return {"name": self.name, "value": self.value}
 
     def describe(self) -> str:
         return f"set_artifact {self.name}={self.value!r}"
@@ -425,10 +419,6 @@ class ToolCalls(Step):
     operation: ClassVar[str | None] = "tool_calls"
     count: int
 
-    @property
-    def arguments(self) -> Mapping[str, Any]:
-        return {"count": self.count}
-
     def describe(self) -> str:
         return f"tool_calls {self.count}"
 
@@ -448,10 +438,6 @@ class AdvanceClock(Step):
     operation: ClassVar[str | None] = "advance_clock"
     seconds: float
 
-    @property
-    def arguments(self) -> Mapping[str, Any]:
-        return {"seconds": self.seconds}
-
     def describe(self) -> str:
         return f"advance_clock {self.seconds}"
 
@@ -469,10 +455,6 @@ class AdvanceClock(Step):
 class SnapshotRestore(Step):
     kind: ClassVar[StepKind] = "snapshot_restore"
     operation: ClassVar[str | None] = None
-
-    @property
-    def arguments(self) -> Mapping[str, Any]:
-        return {}
 
     def describe(self) -> str:
         return "snapshot_restore"
@@ -497,10 +479,6 @@ class RunComposition(Step):
     name: str
     input: Any = None
     mocks: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def arguments(self) -> Mapping[str, Any]:
-        return {"name": self.name, "input": self.input, "mocks": self.mocks}
 
     def describe(self) -> str:
         return f"run_composition {self.name}"
@@ -527,10 +505,6 @@ class RunState(Step):
     input: Any = None
     mocks: Mapping[str, Any] = field(default_factory=dict)
 
-    @property
-    def arguments(self) -> Mapping[str, Any]:
-        return {"input": self.input, "mocks": self.mocks}
-
     def describe(self) -> str:
         return "run_state"
 
@@ -549,10 +523,6 @@ class AgentText(Step):
     operation: ClassVar[str | None] = "agent_text"
     text: str
 
-    @property
-    def arguments(self) -> Mapping[str, Any]:
-        return {"text": self.text}
-
     def describe(self) -> str:
         return f"agent_text {self.text!r}"
 
@@ -570,10 +540,6 @@ class AgentText(Step):
 class UserTurn(Step):
     kind: ClassVar[StepKind] = "user_turn"
     operation: ClassVar[str | None] = "user_turn"
-
-    @property
-    def arguments(self) -> Mapping[str, Any]:
-        return {}
 
     def describe(self) -> str:
         return "user_turn"
@@ -603,6 +569,12 @@ STEP_TYPES: dict[StepKind, type[Step]] = {
 }
 """Every step kind a case file may write, by its key."""
 STEP_KINDS: tuple[StepKind, ...] = tuple(STEP_TYPES)
+
+
+@cache
+def _input_fields(step: type[Step]) -> tuple[str, ...]:
+    """A step class's own fields: all but ``expect`` and ``pointer``."""
+    return tuple(f.name for f in fields(step) if f.name not in ("expect", "pointer"))
 
 
 def _common(raw: Mapping[str, Any], pointer: str) -> dict[str, Any]:
