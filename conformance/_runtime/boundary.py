@@ -409,15 +409,16 @@ class GuardedSession:
         operation answers."""
         operation = BY_NAME[op]
         session = self.session
-        method = f"{operation.method}()"
         if operation.needs is not None and not conforms(session, operation.needs):
-            raise Unsupported(f"the adapter's sessions have no {method} ({operation.feature})")
+            raise Unsupported(
+                f"the adapter's sessions have no {operation.method}() ({operation.feature})"
+            )
         try:
             result = getattr(session, operation.method)(*arguments)
         except BaseException as error:
-            _blame(method, error)
-        if operation.shape == "object":
-            return _checked_mapping(result, method, _EXPECTED[op])
+            _blame(f"{operation.method}()", error)
+        if operation.shape == "object" and not isinstance(result, Mapping):
+            _checked_mapping(result, f"{operation.method}()", _EXPECTED[op])  # raises
         return result
 
     def close(self) -> None:
