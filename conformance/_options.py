@@ -99,6 +99,24 @@ class RunOption:
     metavar: str | tuple[str, str] | None = None
     cli: bool = True
     plugin: bool = True
+    plugin_default: Any = ...
+    """The plugin's value when it is not given, if not ``default`` (``...``): the adapter's is
+    none, since the plugin is inert without one."""
+
+    @property
+    def repeatable(self) -> bool:
+        """Whether it is given once per value (a list; one per line in a settings file)."""
+        return self.kind in ("texts", "paths", "reports")
+
+    @property
+    def initial(self) -> Any:
+        """Its value on ``ppconf run`` when it is not given."""
+        return [] if self.repeatable else self.default
+
+    @property
+    def setting_default(self) -> Any:
+        """Its value in the plugin when neither the command line nor a settings file gives it."""
+        return self.initial if self.plugin_default is ... else self.plugin_default
 
     @property
     def dest(self) -> str:
@@ -121,7 +139,7 @@ class RunOption:
         if self.kind == "flag":
             keywords["action"] = "store_true"
         else:
-            if self.kind in ("texts", "paths", "reports"):
+            if self.repeatable:
                 keywords["action"] = "append"
             if self.kind == "reports":
                 keywords["nargs"] = 2
@@ -132,9 +150,7 @@ class RunOption:
             if self.metavar is not None:
                 keywords["metavar"] = self.metavar
             if not prefix:
-                keywords["default"] = (
-                    [] if self.kind in ("texts", "paths", "reports") else self.default
-                )
+                keywords["default"] = self.initial
         return f"--{prefix}{self.name}", keywords
 
 
@@ -151,6 +167,7 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
         "speaking the adapter protocol on stdio (docs/protocol.md), or reference (the default "
         "of ppconf run; the plugin is inert without it)",
         default=REFERENCE,
+        plugin_default=None,
         metavar="SPEC",
     ),
     RunOption(

@@ -27,7 +27,7 @@ def add_settings(parser: pytest.Parser) -> None:
     """Declare the settings-file lines (read as text: their kinds are checked when used)."""
     for setting in SETTINGS:
         help = f"ppconf: {setting.help} (--{setting.setting.replace('_', '-')} wins over this line)"
-        if setting.kind in ("texts", "paths", "reports"):
+        if setting.repeatable:
             parser.addini(setting.setting, help, type="linelist", default=[])
         else:
             parser.addini(setting.setting, help, type="string", default="")
@@ -48,7 +48,7 @@ def apply_settings(config: pytest.Config) -> None:
             continue
         raw = config.getini(setting.setting)
         if raw in ("", []):
-            default = _default(setting)
+            default = setting.setting_default
             setattr(option, setting.setting, default if given is None else given)
             continue
         try:
@@ -58,14 +58,6 @@ def apply_settings(config: pytest.Config) -> None:
             where = config.inipath or "the settings file"
             raise pytest.UsageError(f"ppconf: {setting.setting} in {where}: {error}") from None
         setattr(option, setting.setting, value)
-
-
-def _default(setting: RunOption) -> Any:
-    """An option's value when neither the command line nor a settings file gives one: none
-    for the adapter (the plugin is inert without one), an empty list for a repeatable one."""
-    if setting.dest == "adapter":
-        return None
-    return [] if setting.kind in ("texts", "paths", "reports") else setting.default
 
 
 def _read(setting: RunOption, raw: Any, folder: Path) -> Any:

@@ -33,8 +33,8 @@ def test_the_plugin_takes_every_plugin_option_as_a_setting_too() -> None:
 @pytest.mark.parametrize(
     ("name", "text"), [("repeat", "0"), ("timeout", "nan"), ("require-level", "x")]
 )
-def test_a_value_ppconf_run_refuses_is_refused_the_same_way_everywhere(
-    name: str, text: str
+def test_ppconf_run_refuses_a_value_with_the_tables_words(
+    name: str, text: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     option = next(o for o in RUN_OPTIONS if o.name == name)
     assert option.type is not None
@@ -42,4 +42,11 @@ def test_a_value_ppconf_run_refuses_is_refused_the_same_way_everywhere(
         option.type(text)
     with pytest.raises(SystemExit):
         run_parser().parse_args([f"--{name}", text])
-    assert str(refused.value)
+    assert f"argument --{name}: {refused.value}" in capsys.readouterr().err
+
+
+def test_the_plugin_is_inert_without_an_adapter_and_run_defaults_to_the_reference() -> None:
+    adapter = next(o for o in RUN_OPTIONS if o.name == "adapter")
+    assert adapter.initial == "reference"
+    assert adapter.setting_default is None
+    assert all(o.setting_default == o.initial for o in RUN_OPTIONS if o is not adapter)
