@@ -190,8 +190,9 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
     RunOption(
         "strict",
         "flag",
-        "every check counts: fail on any case part that does not pass, at any requirement "
-        "(default: only MUST checks of the claimed areas, up to the claimed levels)",
+        "every check counts: fail on any failed check, at any requirement, a SHOULD or MAY "
+        "finding included (default: only MUST checks of the claimed areas, up to the claimed "
+        "levels)",
         default=False,
     ),
     RunOption(

@@ -263,14 +263,22 @@ class CaseItem(pytest.Item):
             pytest.exit(f"ppconf: the adapter gave up: {error}", returncode=2)
         record = PartRecord.of(self.case, result, lambda: state.catalog.registry)
         self.user_properties.append((_RECORD, record.to_dict()))
+        outcome, message = result.outcome, result.message
+        if state.strict and record.findings:
+            # Every check counts in a strict run, the weaker ones of a passing part included.
+            outcome = "failed"
+            message = "; ".join(
+                f"strict: {c.requirement} check {c.id!r} failed: {c.message}"
+                for c in record.findings
+            )
         entry = state.expected.get(self.case.id)
-        if entry is not None and entry.covers(result.outcome):
+        if entry is not None and entry.covers(outcome):
             pytest.xfail(f"expected failure: {entry.reason}")
-        if result.outcome == "skipped":
+        if outcome == "skipped":
             # Reported at the case, not at this line of the plugin; the session still fails.
-            raise pytest.skip.Exception(result.message, _use_item_location=True)
-        if result.outcome != "passed":
-            raise CaseFailure(result.outcome, result.message)
+            raise pytest.skip.Exception(message, _use_item_location=True)
+        if outcome != "passed":
+            raise CaseFailure(outcome, message)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CaseFailure):

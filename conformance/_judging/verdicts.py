@@ -7,8 +7,9 @@
   timed out, flaky) in a case of that area at or below the claimed level. A runtime that claims
   nothing fails on any MUST check. SHOULD and MAY failures are findings, shown, never fatal;
   an adapter fault (errored, timed out, flaky) is no finding and counts at any requirement;
-- with ``strict``, every check counts: any case that did not pass, at any requirement, in any
-  area, fails the run (the reference's own CI runs so);
+- with ``strict``, every check counts: any failed check, at any requirement, in any area,
+  fails the run, a SHOULD or MAY finding of a passing part included (the reference's own CI
+  runs so);
 - with ``require_level`` N, the headline level must also reach N, which a partial selection
   cannot show;
 - with an expected-failures file, a counted failure that is listed does not fail the run, and a
@@ -101,11 +102,14 @@ class Judgement:
 
 
 def counted(verdict: CaseVerdict, levels: LevelReport, *, strict: bool = False) -> bool:
-    """Whether a case that did not pass fails the run (R14): with ``strict``, any such case;
-    else one failing a MUST check, or faulting (:data:`FAULTS`) at any requirement, in a
-    claimed area at or below its claimed level (in any area when the runtime claims none)."""
+    """Whether a case fails the run (R14): with ``strict``, any case with a failed check at
+    any requirement (findings included); else one failing a MUST check, or faulting
+    (:data:`FAULTS`) at any requirement, in a claimed area at or below its claimed level (in
+    any area when the runtime claims none)."""
     if strict:
-        return not verdict.passed
+        # A part's outcome judges only the checks at its case's requirement: a failed weaker
+        # check leaves it "passed", and strict is about every check.
+        return _strict_outcome(verdict) != "passed"
     # A fault is no choice an RFC allows: the runtime crashed, hung or flipped, so the case
     # was never judged, whatever its requirement.
     if verdict.outcome not in FAULTS and verdict.checks.get("MUST", True):
@@ -115,6 +119,14 @@ def counted(verdict: CaseVerdict, levels: LevelReport, *, strict: bool = False) 
         return True
     claim = claims.get(verdict.area)
     return claim is not None and verdict.level <= min(claim, TOP_LEVEL.get(verdict.area, 3))
+
+
+def _strict_outcome(verdict: CaseVerdict) -> str:
+    """The case's outcome when every check counts: a passing case with a failed weaker check
+    (a finding) has failed."""
+    if verdict.passed and not all(verdict.checks.values()):
+        return "failed"
+    return verdict.outcome
 
 
 def judge(
@@ -132,9 +144,10 @@ def judge(
     unexpected_passes = []
     for verdict in verdicts:
         entry = expected.get(verdict.id)
-        if entry is not None and entry.covers(verdict.outcome):
+        outcome = _strict_outcome(verdict) if strict else verdict.outcome
+        if entry is not None and entry.covers(outcome):
             continue
-        if entry is not None and verdict.passed:
+        if entry is not None and outcome == "passed":
             unexpected_passes.append(verdict.id)
         elif counted(verdict, levels, strict=strict):
             unexpected_failures.append(verdict.id)

@@ -18,7 +18,8 @@ __all__ = ["render_junit"]
 
 
 def render_junit(report: Report) -> bytes:
-    """JUnit XML; findings (failed SHOULD/MAY checks of passing parts) go to system-out."""
+    """JUnit XML; findings (failed SHOULD/MAY checks of passing parts) go to system-out, and
+    in a strict run, where every check counts, they are also the part's failure."""
     levels = report.levels()
     root = ElementTree.Element(
         "testsuites",
@@ -59,14 +60,21 @@ def render_junit(report: Report) -> bytes:
         for key, value in (("level", str(record.level)), ("requirement", record.requirement)):
             ElementTree.SubElement(properties, "property", name=key, value=value)
         shown = _x(record.message)
-        if record.outcome == "failed":
+        findings = record.findings
+        if findings and report.header.strict:
+            # Every check counts in a strict run: a finding fails the part for CI tools too.
+            shown = "; ".join(
+                f"strict: {c.requirement} check {_x(c.id)} failed: {_x(c.message)}"
+                for c in findings
+            )
+            ElementTree.SubElement(element, "failure", message=shown).text = shown
+        elif record.outcome == "failed":
             ElementTree.SubElement(element, "failure", message=shown).text = shown
         elif record.outcome in ("errored", "timeout", "flaky"):
             message = f"{record.outcome}: {shown}"
             ElementTree.SubElement(element, "error", message=message).text = message
         elif record.outcome == "skipped":
             ElementTree.SubElement(element, "skipped", message=shown)
-        findings = record.findings
         if findings:
             ElementTree.SubElement(element, "system-out").text = "\n".join(
                 f"finding ({c.requirement}) {_x(c.id)}: {_x(c.message)}" for c in findings

@@ -24,6 +24,8 @@ Each wraps the reference adapter and changes one thing SEMANTICS section 0 leave
                                 model's text as a string (R13)
 ``OneCodeForRefusedStarts``     refuses every start it refuses with one code of its own (R9)
 ``DropsFailingBranch``          a parallel step goes on without a failing branch (R15)
+``RenamesCodes``                reports an RFC-named warning and an unknown step kind under codes
+                                of its own (the kit's codes are never MUST): a strict run fails it
 =============================  ====================================================================
 """
 
@@ -421,6 +423,24 @@ class OneCodeForRefusedStarts(Variant):
             return super().start_at(pack, state=state, agent=agent)
         except Rejected as refused:
             raise Rejected(self.CODE, message=str(refused)) from None
+
+
+class RenamesCodes(Variant):
+    """Reports ``budget-below-max-visits`` and ``step-kind-unknown`` under codes of its own.
+
+    The RFCs name the condition, not the kit's code for it: every level holds, and only a
+    strict run, where every check counts, fails on the weaker code checks."""
+
+    NAME = "renames-codes"
+    RENAMED: Mapping[str, str] = {
+        "budget-below-max-visits": "x-visit-budget-low",
+        "step-kind-unknown": "x-unknown-kind",
+    }
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        return [
+            {**d, "code": self.RENAMED.get(d["code"], d["code"])} for d in super().validate(pack)
+        ]
 
 
 _GATE, _NEVER = "dropgate", "dropnever"

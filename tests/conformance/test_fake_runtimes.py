@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from xml.etree import ElementTree
 
 import breaking
 import fakes
@@ -501,6 +502,7 @@ ALLOWED_VARIANTS = (
     "StepTextAsString",
     "OneCodeForRefusedStarts",
     "DropsFailingBranch",
+    "RenamesCodes",
 )
 BREAKING = (
     *breaking.SESSION_BUGS,
@@ -545,6 +547,53 @@ def test_an_rfc_allowed_variant_keeps_the_reference_levels(name: str, catalog: C
     assert [a.must for a in levels.areas] == [a.must for a in reference.areas]
     failing_must = [v.id for v in verdicts(results) if not v.checks.get("MUST", True)]
     assert failing_must == []
+
+
+@pytest.mark.usefixtures("fakes_importable")
+def test_strict_counts_every_check_a_part_passing_its_requirement_leaves_behind(
+    catalog: Catalog, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Codes of its own for an RFC-named warning and an unknown step kind fail only weaker
+    checks inside parts that pass: every level holds and a default run passes, while a strict
+    run, where every check counts, fails, in the judgement and in what ``ppconf run`` prints."""
+    levels, results = measured("allowed:RenamesCodes", catalog)
+    cases = verdicts(results)
+    findings = sorted(v.id for v in cases if v.passed and not all(v.checks.values()))
+    assert "loops.warning.budget-below-max-visits" in findings
+    assert any(".step-kind-unknown" in case for case in findings), findings
+    assert judge(cases, levels).passed
+    strict = judge(cases, levels, strict=True)
+    assert not strict.passed
+    assert sorted(strict.unexpected_failures) == findings
+    assert main(["run", "--adapter", "allowed:RenamesCodes"]) == 0
+    capsys.readouterr()
+    assert main(["run", "--adapter", "allowed:RenamesCodes", "--strict"]) == 1
+    out = capsys.readouterr().out
+    assert f"FAILED: {len(findings)} case(s) failed (strict: every check counts)" in out
+    assert "PASSED" not in out
+
+
+def test_strict_fails_a_finding_in_the_plugin_and_the_junit_file(
+    run_pytest: Callable[..., pytest.RunResult], tmp_path: Path
+) -> None:
+    """The plugin's strict option fails the item whose part passed with a failed weaker check,
+    and the JUnit file makes that finding the part's failure; without it, both pass."""
+    common = (
+        "--ppconf-adapter=allowed:RenamesCodes",
+        "--ppconf-area=loops",
+        "-k",
+        "loops.warning.budget-below-max-visits",
+    )
+    default = run_pytest(*common)
+    default.assert_outcomes(passed=1)
+    junit = tmp_path / "strict.xml"
+    strict = run_pytest(*common, "--ppconf-strict", "--ppconf-report", "junit", str(junit))
+    strict.assert_outcomes(failed=1)
+    assert strict.ret == pytest.ExitCode.TESTS_FAILED
+    strict.stdout.fnmatch_lines(["*strict: * check * failed*"])
+    failures = ElementTree.parse(junit).getroot().findall(".//testcase/failure")
+    assert len(failures) == 1
+    assert "strict:" in (failures[0].get("message") or "")
 
 
 @pytest.mark.usefixtures("fakes_importable")
