@@ -11,7 +11,10 @@ checks, each tagged MUST, SHOULD or MAY (SEMANTICS section 0), and ends:
   itself failed);
 - ``skipped``: the adapter said ``Unsupported``;
 - ``timeout``: the part ran past its time limit;
-- ``flaky``: run several times (``repeat``), it did not end the same way every time (R5).
+- ``flaky``: run several times (``repeat``), a MUST check did not end the same way every time,
+  or a run stopped before judging while another did not (R5). A part whose MUST checks agree
+  on every run is no flake (R20): each weaker check that varied fails at its own requirement,
+  with the runs' differences as its message (a finding, or a SHOULD or MAY failure).
 
 Every outcome but ``passed`` counts as not passed, and a part that did not get to judge its
 checks has every one of them counted as not passed.
@@ -224,6 +227,12 @@ class Runner:
         if not different:
             return replace(first, duration=duration)
         message = f"flaky: {len(runs)} runs did not end the same way: {_differences(runs)}"
+        varied = _varied(runs)
+        if varied and "MUST" not in varied.values():
+            # R20: every MUST check agreed on every run, so this is no MUST flake; what varied
+            # fails at its own requirement (a finding below the case's), never a fault.
+            checks = tuple(c.failed_as(message) if c.id in varied else c for c in first.checks)
+            return _ended(part, case.requirement, checks, duration)
         checks = tuple(c.failed_as(message) for c in first.checks)
         return PartResult(part, "flaky", message, duration, checks)
 
@@ -254,17 +263,37 @@ class Runner:
             outcome = "errored"
             message = f"kit error: {type(error).__name__}: {error}{where} (please report it)"
         else:
-            duration = time.perf_counter() - start
-            failing = next(
-                (c for c in checks if not c.passed and c.requirement == case.requirement), None
-            )
-            if failing is None:
-                return PartResult(part, "passed", "", duration, checks)
-            return PartResult(part, "failed", failing.message, duration, checks)
+            return _ended(part, case.requirement, checks, time.perf_counter() - start)
         duration = time.perf_counter() - start
         return PartResult(
             part, outcome, message, duration, tuple(c.failed_as(message) for c in planned)
         )
+
+
+def _ended(
+    part: str, requirement: Requirement, checks: tuple[Check, ...], duration: float
+) -> PartResult:
+    """A part whose checks were judged: ``failed`` when a check at the case's requirement
+    failed, else ``passed`` (weaker checks that failed are findings)."""
+    failing = next((c for c in checks if not c.passed and c.requirement == requirement), None)
+    if failing is None:
+        return PartResult(part, "passed", "", duration, checks)
+    return PartResult(part, "failed", failing.message, duration, checks)
+
+
+def _varied(runs: list[PartResult]) -> dict[str, Requirement]:
+    """The checks whose outcome varied between runs that all judged their checks, with their
+    requirements; empty when a run stopped before judging (that is a fault, whatever varied),
+    or when the runs judged different checks."""
+    if any(r.outcome not in ("passed", "failed") for r in runs):
+        return {}
+    if len({tuple(c.id for c in r.checks) for r in runs}) > 1:
+        return {}
+    return {
+        check.id: check.requirement
+        for position, check in enumerate(runs[0].checks)
+        if len({r.checks[position].passed for r in runs}) > 1
+    }
 
 
 def _signature(result: PartResult) -> tuple[Any, ...]:

@@ -24,6 +24,8 @@ Each wraps the reference adapter and changes one thing SEMANTICS section 0 leave
                                 model's text as a string (R13)
 ``OneCodeForRefusedStarts``     refuses every start it refuses with one code of its own (R9)
 ``DropsFailingBranch``          a parallel step goes on without a failing branch (R15)
+``WarningsInMapOrder``          puts each ``cycle-unbounded`` warning at another state of its loop
+                                on each call, as a map read in random order does (R20)
 ``RenamesCodes``                reports an RFC-named warning and an unknown step kind under codes
                                 of its own (the kit's codes are never MUST): a strict run fails it
 =============================  ====================================================================
@@ -441,6 +443,54 @@ class RenamesCodes(Variant):
         return [
             {**d, "code": self.RENAMED.get(d["code"], d["code"])} for d in super().validate(pack)
         ]
+
+
+def _loop_of(states: Mapping[str, Any], name: str) -> list[str]:
+    """The states on a loop with ``name`` (its strongly connected component), sorted."""
+
+    def reach(start: str) -> set[str]:
+        seen, todo = {start}, [start]
+        while todo:
+            state = states.get(todo.pop())
+            events = state.get("on_event") if isinstance(state, Mapping) else None
+            for target in (events or {}).values() if isinstance(events, Mapping) else ():
+                if isinstance(target, str) and target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        return seen
+
+    return sorted(other for other in reach(name) if name in reach(other))
+
+
+class WarningsInMapOrder(Variant):
+    """Puts each ``cycle-unbounded`` warning at another state of its loop on each call (a Go
+    runtime walking a map, whose order changes from run to run). Where on the loop the warning
+    goes is a MAY kit pick: the MUST checks agree on every run, so under ``repeat`` nothing is
+    a MUST flake (R20) and every level holds."""
+
+    NAME = "warnings-in-map-order"
+    _calls = 0
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        WarningsInMapOrder._calls += 1
+        workflow = workflow_of(pack)
+        states = workflow.get("states") if isinstance(workflow, Mapping) else None
+        prefix = "/workflow/states/"
+        moved = []
+        for found in super().validate(pack):
+            path = found.get("path")
+            if (
+                found["code"] == "cycle-unbounded"
+                and isinstance(states, Mapping)
+                and isinstance(path, str)
+                and path.startswith(prefix)
+                and path[len(prefix) :] in states
+            ):
+                loop = _loop_of(states, path[len(prefix) :])
+                moved.append({**found, "path": prefix + loop[self._calls % len(loop)]})
+            else:
+                moved.append(found)
+        return moved
 
 
 _GATE, _NEVER = "dropgate", "dropnever"

@@ -503,6 +503,7 @@ ALLOWED_VARIANTS = (
     "OneCodeForRefusedStarts",
     "DropsFailingBranch",
     "RenamesCodes",
+    "WarningsInMapOrder",
 )
 BREAKING = (
     *breaking.SESSION_BUGS,
@@ -571,6 +572,29 @@ def test_strict_counts_every_check_a_part_passing_its_requirement_leaves_behind(
     out = capsys.readouterr().out
     assert f"FAILED: {len(findings)} case(s) failed (strict: every check counts)" in out
     assert "PASSED" not in out
+
+
+@pytest.mark.usefixtures("fakes_importable")
+def test_a_part_varying_only_below_must_is_no_flake(catalog: Catalog) -> None:
+    """Warnings put at another state of their loop on every call vary only MAY checks: under
+    ``repeat`` no part is flaky, every level holds and the run passes (R20); the variation is
+    a finding that says which runs differed."""
+    reference, _ = measured("conformance:ReferenceAdapter", catalog)
+    adapter = load_adapter("allowed:WarningsInMapOrder")
+    results = Runner(adapter, timeout=10.0, repeat=3).run_all(catalog.cases)
+    levels = levels_of(results, adapter.capabilities().claims)
+    assert area_levels(levels) == area_levels(reference)
+    assert [p.part for r in results for p in r.parts if p.outcome == "flaky"] == []
+    varied = {
+        (r.case.id, c.requirement)
+        for r in results
+        for _, c in r.findings()
+        if c.message.startswith("flaky: 3 runs did not end the same way")
+    }
+    assert ("workflow.warning.cycle-one-per-component", "MAY") in varied
+    assert {requirement for _, requirement in varied} == {"MAY"}
+    assert judge(verdicts(results), levels).passed
+    assert not judge(verdicts(results), levels, strict=True).passed
 
 
 def test_strict_fails_a_finding_in_the_plugin_and_the_junit_file(
