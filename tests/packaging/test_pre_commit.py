@@ -28,7 +28,8 @@ VALID_PACK = VALID_PACK.replace("submit", "Submit")
 def test_the_hook_is_declared_for_packs() -> None:
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text("utf-8"))
     assert hook["id"] == "ppconf-validate"
-    assert hook["entry"] == "ppconf validate"
+    # File names come after `--`: none is read as an option.
+    assert hook["entry"] == "ppconf validate --"
     assert hook["language"] == "python"
     files = re.compile(hook["files"])
     for path in ("packs/a.yaml", "src/packs/b.json", "promptpacks/c.yml", "x/support.pack.yaml"):
@@ -45,6 +46,9 @@ def test_try_repo_validates_the_packs_of_a_repository(tmp_path: Path) -> None:
     (repo / "packs" / "good.yaml").write_text(VALID_PACK, encoding="utf-8")
     (repo / "packs" / "bad.yaml").write_text(INVALID_PACK, encoding="utf-8")
     (repo / "notes.yaml").write_text(INVALID_PACK, encoding="utf-8")  # not a pack by its name
+    # Packs named like options are validated as packs.
+    (repo / "-x.pack.yaml").write_text(INVALID_PACK, encoding="utf-8")
+    (repo / "--stdin-filename=x.pack.yaml").write_text(INVALID_PACK, encoding="utf-8")
     git = ["git", "-c", "init.defaultBranch=main"]
     subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
@@ -66,3 +70,6 @@ def test_try_repo_validates_the_packs_of_a_repository(tmp_path: Path) -> None:
     assert "packs/bad.yaml: invalid (2 errors, 1 warning)" in output
     assert "packs/good.yaml: valid (0 errors, 0 warnings)" in output
     assert "notes.yaml" not in output
+    for name in ("-x.pack.yaml", "--stdin-filename=x.pack.yaml"):
+        assert f"{name}:18:20: error [prompt-task-unknown] " in output, name
+        assert f"{name}: invalid (2 errors, 1 warning)" in output, name
