@@ -74,6 +74,21 @@ def test_the_wheel_has_its_licence_modules_and_metadata(dist: Path) -> None:
     assert "ppconf = conformance._plugin" in entry_points
 
 
+def test_the_wheel_has_every_published_schema(dist: Path) -> None:
+    with zipfile.ZipFile(_one(dist, "ppconf-*.whl")) as wheel:
+        names = set(wheel.namelist())
+        shipped = {
+            name.rsplit("/", 1)[1]: wheel.read(name)
+            for name in names
+            if name.startswith("conformance/_data/schema/")
+        }
+        reference = wheel.read("reference/_data/schema/promptpack.schema.json")
+    published = {path.name: path.read_bytes() for path in (ROOT / "schema").glob("*.json")}
+    assert sorted(shipped) == sorted(published)
+    assert shipped == published
+    assert reference == published["promptpack.schema.json"]
+
+
 def test_the_sdist_has_what_a_checkout_has(dist: Path) -> None:
     with tarfile.open(_one(dist, "ppconf-*.tar.gz")) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
@@ -83,6 +98,8 @@ def test_the_sdist_has_what_a_checkout_has(dist: Path) -> None:
         "README.md",
         "action.yml",
         ".pre-commit-hooks.yaml",
+        "action/constraints.txt",
+        "action/outputs.py",
         "pyproject.toml",
         "ppconf/__init__.py",
         "schema/validate.schema.json",
