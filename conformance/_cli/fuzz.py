@@ -105,37 +105,39 @@ def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
         )
         return EXIT_UNUSABLE
     database = None if args.no_database else _database(args.database)
-    if args.export:
-        _export_folder(args.export)
-    with stop_signals(), refusing_exit():
-        adapter = open_adapter(args)  # an AdapterError is reported by main()
-        guard = Guard(adapter)
-        progress = _Progress(sys.stderr)
-        try:
+    made = _export_folder(args.export) if args.export else []
+    try:
+        with stop_signals(), refusing_exit():
+            adapter = open_adapter(args)  # an AdapterError is reported by main()
+            guard = Guard(adapter)
+            progress = _Progress(sys.stderr)
             try:
-                claims = guard.capabilities().claims
-            except AdapterError as error:
-                report_error(str(error))
-                return EXIT_UNUSABLE
-            areas = tuple(args.area) or default_areas(claims)
-            wanted = args.examples if args.examples or args.max_time else 1000
-            result = fuzz(
-                adapter,
-                areas=tuple(dict.fromkeys(areas)),
-                examples_wanted=wanted,
-                seed=args.seed,
-                max_time=args.max_time,
-                database=database,
-                timeout=args.timeout,
-                keep_going=args.keep_going,
-                progress=progress.show,
-            )
-        finally:
-            progress.clear()
-            if STOP.requested:
-                guard.terminate()  # a stop: no goodbye, the process group goes now
-            guard.close()
-    return _show(args, result, out)
+                try:
+                    claims = guard.capabilities().claims
+                except AdapterError as error:
+                    report_error(str(error))
+                    return EXIT_UNUSABLE
+                areas = tuple(args.area) or default_areas(claims)
+                wanted = args.examples if args.examples or args.max_time else 1000
+                result = fuzz(
+                    adapter,
+                    areas=tuple(dict.fromkeys(areas)),
+                    examples_wanted=wanted,
+                    seed=args.seed,
+                    max_time=args.max_time,
+                    database=database,
+                    timeout=args.timeout,
+                    keep_going=args.keep_going,
+                    progress=progress.show,
+                )
+            finally:
+                progress.clear()
+                if STOP.requested:
+                    guard.terminate()  # a stop: no goodbye, the process group goes now
+                guard.close()
+        return _show(args, result, out)
+    finally:
+        _remove_if_empty(made)
 
 
 def _show(args: argparse.Namespace, result: FuzzResult, out: TextIO) -> int:
@@ -273,8 +275,13 @@ def _database(path: str) -> ExampleDatabase:
     return database_at(folder)
 
 
-def _export_folder(path: str) -> None:
+def _export_folder(path: str) -> list[Path]:
     """Make the --export folder now, so that a finding is not lost at the end of a long run.
+
+    Returns:
+        The folders made, the innermost last: a run that exports nothing removes them again
+        (``_remove_if_empty``), so a failed start leaves no empty folder to be mistaken for a
+        catalog.
 
     Raises:
         OutputError: it is not a folder, or cannot be made.
@@ -282,11 +289,22 @@ def _export_folder(path: str) -> None:
     folder = Path(path)
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"--export {path} is a file: give a folder")
+    missing = [f for f in (folder, *folder.parents) if not f.exists()][::-1]
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         reason = error.strerror or error
         raise OutputError(f"--export {path}: cannot make the folder: {reason}") from None
+    return missing
+
+
+def _remove_if_empty(folders: list[Path]) -> None:
+    """Remove the folders ``_export_folder`` made that are still empty, the innermost first."""
+    for folder in reversed(folders):
+        try:
+            folder.rmdir()
+        except OSError:
+            return  # not empty (a case was exported), or no longer ours to remove
 
 
 class _Progress:

@@ -185,3 +185,27 @@ def test_keep_going_collects_several_minimal_divergences(
     )
     assert main(["run", "--catalog", str(exported), "--adapter", "fakes:AlwaysWrong"]) == 1
     assert main(["run", "--catalog", str(exported)]) == 0  # each passes on the reference
+
+
+@pytest.mark.parametrize("adapter", ["no_such_module:Adapter", "reference"])
+def test_an_export_folder_it_made_is_removed_when_nothing_was_exported(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, adapter: str
+) -> None:
+    # An adapter that cannot start (exit 2), and a runtime with no divergence (exit 0): no
+    # empty folder is left for `ppconf run --catalog` to find no case in.
+    exported = tmp_path / "found" / "deeper"
+    status, _, _ = fuzz(
+        capsys, f"--adapter={adapter}", "--examples=5", f"--export={exported}", "--no-database"
+    )
+    assert status == (2 if adapter.startswith("no_such") else 0)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_export_folder_that_was_there_stays(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status, _, _ = fuzz(
+        capsys, "--adapter=no_such_module:Adapter", f"--export={tmp_path}", "--no-database"
+    )
+    assert status == 2
+    assert tmp_path.is_dir()
