@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -251,16 +251,25 @@ def load_registry(*catalogs: str | Path) -> Registry:
             unique.append(folder)
     sources: list[Source] = []
     owner: dict[str, str] = {}
+    read: list[Source] = []
     for folder in unique:
         for path in statement_files(folder):
             source = _cached_source(path.resolve())
+            # A copy of a file already read (a catalog folder made from the built-in one, its
+            # statements/ included) is the same source, not a second definition of its ids.
+            content = replace(source, file="")
+            if content in read:
+                continue
+            read.append(content)
             for statement in source.statements:
                 if statement.id in owner and owner[statement.id] != source.file:
                     raise CaseError(
                         f"statement id {statement.id!r} is already defined in "
                         f"{owner[statement.id]}",
                         Location(source.file),
-                        "give each statement its own id",
+                        "give each statement its own id (a catalog folder's statements/ adds "
+                        "to the built-in statements: keep in it only files of its own, or "
+                        "unchanged copies)",
                     )
                 owner[statement.id] = source.file
             sources.append(source)
