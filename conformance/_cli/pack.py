@@ -7,6 +7,7 @@ import json
 import math
 import re
 import sys
+from dataclasses import replace
 from typing import Any, TextIO
 
 import reference
@@ -20,10 +21,14 @@ from conformance._cli.common import (
     print_json,
     report_error,
 )
+from conformance._options import whole_number
 from conformance._views.validate import DEFAULT_PATTERNS, STDIN, find_inputs, validate_input
 from conformance._views.validate_views import VIEWS, render_text
 
 __all__ = ["TRACEABLE", "Action", "add_composition_parser", "add_pack_parsers"]
+
+MAX_VALUES = 10_000_000
+"""The highest --max-values: a pack's bytes are bounded too (10 MiB), which no more values fill."""
 
 
 def add_pack_parsers(commands: Any) -> None:
@@ -64,6 +69,15 @@ def add_pack_parsers(commands: Any) -> None:
         default=STDIN,
         help="the name shown for - (standard input); a .json or .yaml name says its format, "
         "which is otherwise guessed",
+    )
+    validate.add_argument(
+        "--max-values",
+        type=whole_number(MAX_VALUES),
+        default=reference.DEFAULT_LIMITS.max_nodes,
+        metavar="N",
+        help="refuse a pack holding more than N values (mappings, sequences and scalars, "
+        "counted alike in JSON and YAML: keys are no values; YAML aliases expanded) "
+        f"(default {reference.DEFAULT_LIMITS.max_nodes:,})",
     )
     validate.set_defaults(handler=_validate)
 
@@ -127,7 +141,8 @@ def add_pack_parsers(commands: Any) -> None:
 
 def _validate(args: argparse.Namespace, out: TextIO) -> int:
     inputs = find_inputs(args.packs, args.pattern or DEFAULT_PATTERNS, args.stdin_filename)
-    results = [validate_input(source) for source in inputs]
+    limits = replace(reference.DEFAULT_LIMITS, max_nodes=args.max_values)
+    results = [validate_input(source, limits=limits) for source in inputs]
     if args.format == "text":
         shown, errors = render_text(results)
         out.write(shown)

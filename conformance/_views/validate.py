@@ -160,13 +160,18 @@ def _walk(root: str, patterns: Sequence[str]) -> Iterable[str]:
                 yield os.path.join(directory, name)
 
 
-def validate_input(source: Input, stdin: BinaryIO | None = None) -> PackResult:
-    """Load and validate one input (``stdin``: where standard input is read from)."""
+def validate_input(
+    source: Input,
+    stdin: BinaryIO | None = None,
+    limits: reference.Limits = reference.DEFAULT_LIMITS,
+) -> PackResult:
+    """Load and validate one input (``stdin``: where standard input is read from) under
+    ``limits``."""
     try:
         if source.path is None:
-            document = _read_stdin(source.name, stdin or sys.stdin.buffer)
+            document = _read_stdin(source.name, stdin or sys.stdin.buffer, limits)
         else:
-            document = reference.read_document(source.path)
+            document = reference.read_document(source.path, limits=limits)
         _check_root(document, source.name)
     except reference.PackLoadError as error:
         where = error.location
@@ -188,10 +193,9 @@ def validate_input(source: Input, stdin: BinaryIO | None = None) -> PackResult:
     return PackResult(source.name, None, tuple(findings))
 
 
-def _read_stdin(name: str, stream: BinaryIO) -> reference.Document:
+def _read_stdin(name: str, stream: BinaryIO, limits: reference.Limits) -> reference.Document:
     """A pack from standard input: JSON or YAML as ``name``'s extension says, else guessed
     (``{`` first: JSON)."""
-    limits = reference.DEFAULT_LIMITS
     data = stream.read(limits.max_bytes + 1)
     lowered = name.lower()
     format: Any = (

@@ -22,8 +22,10 @@ class Limits:
         max_depth: deepest accepted nesting of mappings and sequences.
         max_flow_depth: deepest accepted nesting of YAML flow collections (``[...]``,
             ``{...}``); YAML parsers slow down with every open flow level.
-        max_nodes: most values a document may hold, YAML aliases expanded; this bounds the
-            time to read one too.
+        max_nodes: most values a document may hold, YAML aliases expanded, counted as JSON
+            counts them (every mapping, sequence and scalar; a mapping's keys are no values),
+            so one pack meets one limit whether written as JSON or YAML; this bounds the time
+            to read one too.
     """
 
     max_bytes: int = 10 * 1024 * 1024
@@ -89,5 +91,6 @@ def too_many_values(location: Location, limits: Limits) -> PackLoadError:
     return PackLoadError(
         f"the document holds more than {limits.max_nodes:,} values",
         location,
-        "no pack needs that many; split it, or raise Limits.max_nodes",
+        "no pack needs that many; split it, or raise the limit (Limits.max_nodes; "
+        "ppconf validate --max-values)",
     )

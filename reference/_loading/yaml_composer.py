@@ -72,7 +72,10 @@ class _Checks(yaml.composer.Composer, yaml.constructor.SafeConstructor, yaml.res
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         event = self.peek_event()
-        if not isinstance(event, yaml.AliasEvent):
+        # A mapping's key (composed with no index) is no value: values are counted as JSON
+        # counts them, so one pack meets one limit whatever its format.
+        is_key = parent is not None and index is None
+        if not isinstance(event, yaml.AliasEvent) and not is_key:
             self._nodes += 1
             if self._nodes > self.limits.max_nodes:
                 raise too_many_values(self._where(event.start_mark), self.limits)
@@ -257,7 +260,7 @@ def _check_expansion(root: yaml.Node, source: str | None, limits: Limits) -> Non
         )
         if children_done:
             on_path.discard(key)
-            size[key] = 1 + sum(size[id(c)] for c in children)
+            size[key] = 1 + _size_of_children(node, size)
             height[key] = 1 + max((height[id(c)] for c in children), default=0)
             mark = node.start_mark
             where = Location(source, mark.line + 1, mark.column + 1)
@@ -303,3 +306,14 @@ def find_in_nodes(text: str, parser: type, tokens: list[str]) -> tuple[int, int]
         return None
     mark = node.start_mark
     return mark.line + 1, mark.column + 1
+
+
+def _size_of_children(node: yaml.Node, size: dict[int, int]) -> int:
+    """The values below a collection node, as JSON counts them: a mapping's scalar keys are
+    no values (a key that is a collection, refused later, still counts)."""
+    if isinstance(node, yaml.MappingNode):
+        return sum(
+            size[id(v)] + (0 if isinstance(k, yaml.ScalarNode) else size[id(k)])
+            for k, v in node.value
+        )
+    return sum(size[id(c)] for c in node.value)

@@ -167,7 +167,8 @@ def build(parser: Any, limits: Limits) -> Any:
         event = get()
         kind = event.__class__
         if kind is ScalarEvent:
-            nodes += 1
+            # Values are counted as JSON counts them: a mapping's keys are no values.
+            nodes += not (is_mapping and key is None)
             if event.anchor is not None or event.tag is not None or nodes > max_nodes:
                 raise Fallback
             value: Any = event.value

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 import reference
 from conformance._cli import main
@@ -481,3 +482,70 @@ def test_hostile_input_gives_one_clear_error_fast(
     assert result.stderr.count("cannot load") == 1
     assert result.stderr.count(f"{path}") == 1
     assert elapsed < HOSTILE_TIME_LIMIT, f"{name}: {elapsed:.2f} s"
+
+
+def _many_states(count: int) -> dict[str, Any]:
+    """A valid pack of ``count`` states in a chain, the last terminal."""
+    pack = yaml.safe_load(VALID_PACK)
+    states = {
+        f"s{i}": {"prompt_task": "coder", "on_event": {"Next": f"s{i + 1}"}} for i in range(count)
+    }
+    states[f"s{count}"] = {"prompt_task": "coder", "terminal": True}
+    pack["prompts"]["coder"]["system_template"] = "Write code."
+    pack["workflow"] = {"version": 1, "entry": "s0", "states": states}
+    return dict(pack)
+
+
+def _values(data: Any) -> int:
+    """Values as the limit counts them: mappings, sequences and scalars; keys are no values."""
+    if isinstance(data, dict):
+        return 1 + sum(_values(v) for v in data.values())
+    if isinstance(data, list):
+        return 1 + sum(_values(v) for v in data)
+    return 1
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_one_limit_for_one_pack_whatever_its_format_and_an_option_to_raise_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
+) -> None:
+    # As many keys as values: YAML once counted both, JSON values alone.
+    pack = _many_states(1_000)
+    count = _values(pack)
+    text = json.dumps(pack) if suffix == ".json" else yaml.safe_dump(pack)
+    path = write(tmp_path, f"pack{suffix}", text)
+    status, _, err = run(["validate", f"--max-values={count - 1}", path], capsys)
+    assert status == 2
+    assert f"holds more than {count - 1:,} values" in err
+    assert "ppconf validate --max-values" in err
+    status, out, err = run(["validate", f"--max-values={count}", path], capsys)
+    assert (status, err) == (0, "")
+    assert out == f"{path}: valid (0 errors, 0 warnings)\n"
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_the_default_limit_is_100000_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
+) -> None:
+    values = ", ".join(["0"] * 99_997)  # with the root, the list and the id: 100,000
+    text = f'{{"id": "x", "v": [{values}]}}'  # JSON, and YAML's flow style
+    path = write(tmp_path, f"pack{suffix}", text)
+    status, _, err = run(["validate", path], capsys)
+    assert status == 1
+    assert "values" not in err
+    path = write(tmp_path, f"more{suffix}", text.replace("[", "[0, ", 1))
+    status, _, err = run(["validate", path], capsys)
+    assert status == 2
+    assert "holds more than 100,000 values" in err
+    status, _, err = run(["validate", "--max-values=100001", path], capsys)
+    assert status == 1
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "x", "1e9", "10000001"])
+def test_max_values_takes_a_whole_number_in_range(
+    capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    with pytest.raises(SystemExit) as exit:
+        main(["validate", f"--max-values={value}", "x.yaml"])
+    assert exit.value.code == 2
+    assert "--max-values" in capsys.readouterr().err

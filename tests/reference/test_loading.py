@@ -945,6 +945,43 @@ def test_alias_expansion_limit_is_a_parameter() -> None:
     assert "10 values" in error.message
 
 
+def _values(data: Any) -> int:
+    """The values of plain data as the limit counts them: every mapping, sequence and scalar,
+    keys not among them."""
+    if isinstance(data, dict):
+        return 1 + sum(_values(v) for v in data.values())
+    if isinstance(data, list):
+        return 1 + sum(_values(v) for v in data)
+    return 1
+
+
+SAME_LIMIT = {
+    "mapping": {"states": {f"s{i}": {"on_event": {"Go": f"s{i + 1}"}} for i in range(30)}},
+    "list": {"items": [{"k": [1, "a", None, True]}, {"l": {"m": 2.5}}] * 10},
+    "anchored": "a: &x {k: [1, 2, {j: 3}]}\nb: *x\nc: [*x, *x]\n",
+    "tagged": "t: !!str tagged\nu: {v: [1, 2], w: {x: y}}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAME_LIMIT))
+def test_one_pack_meets_one_limit_whatever_its_format(name: str) -> None:
+    """JSON and YAML (plain, and through the composing loader for anchors and tags) refuse a
+    document at the same count of values, keys not counted: the limit is the pack's, not its
+    format's."""
+    given = SAME_LIMIT[name]
+    data = yaml.safe_load(given) if isinstance(given, str) else given
+    texts = {
+        "json": json.dumps(data),
+        "yaml": given if isinstance(given, str) else yaml.safe_dump(data),
+    }
+    count = _values(data)
+    for format, text in texts.items():
+        assert parse_document(text, format=format, limits=Limits(max_nodes=count)).data == data
+        error = load_error(text, format=format, limits=Limits(max_nodes=count - 1))
+        # "holds more than N values", or for aliases "expand the document past N values"
+        assert f" {count - 1:,} values" in error.message, (format, error.message)
+
+
 # -- Document.locate --------------------------------------------------------------------------
 
 LOCATE_YAML = """\
