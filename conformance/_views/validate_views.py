@@ -39,7 +39,9 @@ def render_text(results: Sequence[PackResult]) -> tuple[str, str]:
         if failure is not None:
             hint = f"\n  hint: {failure.hint}" if failure.hint else ""
             where = _where(result.file, failure.line, failure.column)
-            err.append(f"{where}: cannot load: {failure.message}{hint}")
+            # The diagnostics' shape, `severity [code] pointer:`, which problem matchers read.
+            code = f"error [{LOAD_ERROR.code}] {failure.path or '/'}"
+            err.append(f"{where}: {code}: cannot load: {failure.message}{hint}")
             continue
         for d in result.diagnostics:
             where = _where(result.file, d.line, d.column)

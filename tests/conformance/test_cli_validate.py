@@ -196,7 +196,7 @@ def test_unusable_pack_exits_2_with_one_error_on_stderr(
     status, out, err = run(["validate", path], capsys)
     assert status == 2
     assert out == ""
-    assert err.startswith(f"{path}:3:1: cannot load: duplicate key 'id'")
+    assert err.startswith(f"{path}:3:1: error [load-error] /: cannot load: duplicate key 'id'")
     assert err.count("cannot load") == 1
     assert "hint:" in err
 
@@ -206,7 +206,7 @@ def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     status, out, err = run(["validate", path], capsys)
     assert status == 2
     assert out == ""
-    assert err.startswith(f"{path}: cannot load: cannot read the file")
+    assert err.startswith(f"{path}: error [load-error] /: cannot load: cannot read the file")
     assert err.count("cannot load") == 1
 
 
@@ -235,7 +235,7 @@ def test_several_files_give_the_worst_status(
     # every file is reported, in the order given
     for name, path in zip(names, paths, strict=True):
         if name == "unusable":
-            assert f"{path}:3:1: cannot load" in err
+            assert f"{path}:3:1: error [load-error] /: cannot load" in err
         else:
             assert f"{path}: {name} (" in out
     reported = [

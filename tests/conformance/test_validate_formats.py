@@ -450,7 +450,7 @@ def test_stdin_filename_names_standard_input_and_its_format(
     _stdin(monkeypatch, b'{"id": 1.0,}')
     status, _, err = run(["validate", "--stdin-filename", "packs/p.json", "-"], capsys)
     assert status == 2
-    assert err.startswith("packs/p.json:1:12: cannot load: invalid JSON")
+    assert err.startswith("packs/p.json:1:12: error [load-error] /: cannot load: invalid JSON")
 
 
 def test_stdin_that_is_no_mapping_is_said_so(
@@ -459,7 +459,31 @@ def test_stdin_that_is_no_mapping_is_said_so(
     _stdin(monkeypatch, b"\n- a\n- b\n")
     status, _, err = run(["validate", "-"], capsys)
     assert status == 2
-    assert err.startswith("-:2:1: cannot load: a pack is a mapping of fields, but the document ")
+    assert err.startswith(
+        "-:2:1: error [load-error] /: cannot load: a pack is a mapping of fields, but the document "
+    )
+
+
+# The line an editor's problem matcher reads: file, line, column, severity, [code], pointer.
+MATCHER = re.compile(r"^([^:]+):(\d+):(\d+): (error|warning) \[([\w-]+)\] (/\S*): (.+)$")
+
+
+def test_load_errors_and_diagnostics_share_the_problem_matchers_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "bad.yaml").write_text(PACK, encoding="utf-8")
+    (tmp_path / "broken.yaml").write_text("a: [\n", encoding="utf-8")
+    (tmp_path / "dup.yaml").write_text("id: a\nid: b\n", encoding="utf-8")
+    status, out, err = run(["validate", str(tmp_path)], capsys)
+    assert status == 2
+    diagnostics = [line for line in out.splitlines() if not line.endswith(")")]
+    loads = [line for line in err.splitlines() if not line.startswith("  hint: ")]
+    assert len(diagnostics) == 3
+    assert len(loads) == 2
+    for line in diagnostics + loads:
+        assert MATCHER.match(line), line
+    codes = {match.group(5) for line in loads if (match := MATCHER.match(line))}
+    assert codes == {"load-error"}
 
 
 def test_dash_twice_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
