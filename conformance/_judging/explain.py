@@ -131,10 +131,31 @@ def why_lines(record: Any, limit: int = 2, *, more: bool = False) -> list[str]:
     """``RFC 0005, Validation Rules (RFC0005.rule-1.1, MUST): "The entry field must ..."``
     for the statements that make a part fail, the binding ones first (none for a skipped part:
     nothing was judged); ``more`` says how many are left out."""
-    if record.outcome == "skipped":
-        return []
-    found = failing_statements(record)
-    found.sort(key=lambda item: ("MUST", "SHOULD", "MAY").index(item[1].get("requirement", "MAY")))
+    return _statement_lines(_strongest_first([record]), limit, more)
+
+
+def group_why_lines(records: Iterable[Any], limit: int = 1) -> list[str]:
+    """:func:`why_lines` for parts shown as one group: the statements that make any of them
+    fail, the highest requirement first (a group holding a blocking MUST part cites the MUST
+    statement, not the first part's MAY pick)."""
+    return _statement_lines(_strongest_first(records), limit, more=False)
+
+
+def _strongest_first(records: Iterable[Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The failing statements of the (non-skipped) parts, each once, MUST first; in run
+    order within a requirement."""
+    found: dict[str, dict[str, Any]] = {}
+    for record in records:
+        if record.outcome != "skipped":
+            for statement_id, data in failing_statements(record):
+                found.setdefault(statement_id, data)
+    return sorted(found.items(), key=lambda item: _RANK.index(item[1].get("requirement", "MAY")))
+
+
+_RANK = ("MUST", "SHOULD", "MAY")
+
+
+def _statement_lines(found: list[tuple[str, dict[str, Any]]], limit: int, more: bool) -> list[str]:
     lines = []
     for statement_id, data in found[:limit]:
         if data.get("unknown"):
@@ -179,6 +200,7 @@ __all__ = [
     "describe_rule",
     "excerpt",
     "failing_statements",
+    "group_why_lines",
     "reproduction",
     "rerun_lines",
     "why_lines",

@@ -150,6 +150,17 @@ class FailureGroup:
         requirements = [q for q in REQUIREMENTS if q in present]
         return f"{shown} {'/'.join(requirements)}"
 
+    def places(self) -> list[str]:
+        """``case [part]: file:line: scenario 's', step N (event E)`` per part, in run order:
+        where each part failed, as its own entry would say."""
+        lines = []
+        for record in self.records:
+            where = split_message(record)[0] or (
+                f"{record.file}:{record.line}" if record.file else ""
+            )
+            lines.append(f"{record.case} [{record.part}]" + (f": {where}" if where else ""))
+        return lines
+
     def members(self) -> list[str]:
         """``case [part, part]`` per case: every case id and part, compactly."""
         parts: dict[str, list[str]] = {}

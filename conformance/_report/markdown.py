@@ -8,7 +8,7 @@ when long; no heading, tag, image or table cell of its own.
 from __future__ import annotations
 
 from conformance._basics.text import markdown, markdown_code
-from conformance._judging.explain import rerun_lines, why_lines
+from conformance._judging.explain import group_why_lines, rerun_lines, why_lines
 from conformance._judging.levels import describe_level
 from conformance._judging.records import PartRecord, Report, RunHeader
 from conformance._judging.verdicts import judge_report
@@ -67,7 +67,7 @@ def _group_lines(
         f"- **{outcomes}**{expected}, {len(group.records)} parts "
         f"({group.scope()}): {_cell(group.cause)}"
     )
-    why = why_lines(group.records[0], limit=1)
+    why = group_why_lines(group.records)
     if why:
         head += f" (why: {_cell(why[0])})"
     if inline:

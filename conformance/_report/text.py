@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from conformance._basics.tables import render_table
 from conformance._basics.text import terminal
-from conformance._judging.explain import rerun_lines, why_lines
+from conformance._judging.explain import group_why_lines, rerun_lines, why_lines
 from conformance._judging.levels import LevelReport, describe_level
 from conformance._judging.records import PartRecord, Report, RunHeader
 from conformance._judging.verdicts import Judgement, judge_report
@@ -116,9 +116,9 @@ def render_group(group: FailureGroup, header: RunHeader | None = None) -> list[s
         return lines
     return [
         f"{tag} {len(group.records)} parts ({group.area} {group.scope()}): {terminal(group.cause)}",
-        *(f"  why: {terminal(line)}" for line in why_lines(group.records[0], limit=1)),
-        *wrap([terminal(member) for member in group.members()]),
+        *(f"  why: {terminal(line)}" for line in group_why_lines(group.records)),
         *expected,
+        *(f"  {terminal(place)}" for place in group.places()),
     ]
 
 

@@ -4,6 +4,7 @@ come after the failures of their area; claimed areas come first."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -177,7 +178,10 @@ def test_expected_failures_are_grouped_apart_with_their_reason() -> None:
         f"XFAIL {GROUP_MIN} parts (workflow L1 MUST): rejected with unknown-event, expected "
         "acceptance"
     )
-    assert text[at + 2] == "  expected: sessions are not implemented"
+    assert text[at + 1] == "  expected: sessions are not implemented"
+    assert (
+        text[at + 2] == "  workflow.t.x0 [go]: workflow/x0.yaml:9: scenario 'go', step 1 (event Go)"
+    )
     assert "FAILED workflow.t.other [go] (workflow L1 MUST)" in text
     assert text.index("FAILED workflow.t.other [go] (workflow L1 MUST)") < at
     markdown = render_markdown(report)
@@ -254,3 +258,30 @@ def test_without_compositions_the_markdown_does_not_open_with_skips(
     for case in ids_not_passing(path):
         assert case in markdown
     assert len(markdown.splitlines()) < len(report.records) / 2
+
+
+def _citing(part: PartRecord, requirement: str, statement: str) -> PartRecord:
+    """``part`` failing one check of ``requirement`` that cites ``statement``."""
+    check = Check("scenario", requirement, False, "x", statements=(statement,))  # type: ignore[arg-type]
+    quote = {"source": "RFC 0009", "section": "S", "requirement": requirement, "quote": statement}
+    return replace(part, requirement=requirement, checks=(check,), statements={statement: quote})
+
+
+def test_a_groups_why_cites_its_highest_requirement_and_each_part_keeps_its_place() -> None:
+    cause = 'status: expected "budget_exhausted", got "active"'
+    ids = [f"loops.t.c{i}" for i in range(GROUP_MIN)]
+    message = "{file}:7: scenario 'go', step 2 (event Retry): " + cause
+    parts = [
+        _citing(record(ids[0], message), "MAY", "a kit pick"),
+        _citing(record(ids[1], message), "SHOULD", "advice"),
+        _citing(record(ids[2], message), "MUST", "the blocking rule"),
+    ]
+    report = report_of(*parts)
+    text = render_text(report)
+    assert 'why: RFC 0009, S (the blocking rule, MUST): "the blocking rule"' in text
+    assert "a kit pick, MAY" not in text
+    for case in ids:
+        name = case.rsplit(".", 1)[1]
+        assert f"  {case} [go]: loops/{name}.yaml:7: scenario 'go', step 2 (event Retry)\n" in text
+    markdown = render_markdown(report)
+    assert '(why: RFC 0009, S (the blocking rule, MUST): "the blocking rule")' in markdown
