@@ -309,4 +309,7 @@ def gist(message: str, limit: int = GIST) -> str:
     cut here would hide the size of the text the record already cut)."""
     if not message:
         return "(no message)"
+    first = message.splitlines()[0] if message.strip() else message
+    if first != message:  # the lines after the first (an adapter's stderr) are where it is shown
+        return first[: limit - 3].rstrip() + "..."
     return message if len(message) <= limit else message[: limit - 3].rstrip() + "..."

@@ -108,7 +108,11 @@ def render_group(group: FailureGroup, header: RunHeader | None = None) -> list[s
                 f"{tag} {record.case} [{terminal(record.part)}] "
                 f"({record.area} L{record.level} {record.requirement})"
             )
-            lines.append(f"  {terminal(record.message)}")
+            # A message of several lines (an adapter's stderr) is shown as lines, each
+            # escaped, not as one line of \x0a escapes.
+            first, *more = record.message.splitlines() or [""]
+            lines.append(f"  {terminal(first)}")
+            lines.extend(f"    {terminal(line)}" for line in more)
             lines.extend(expected)
             lines.extend(f"  why: {terminal(line)}" for line in why_lines(record, limit=1))
             if header is not None and record.outcome != "skipped":

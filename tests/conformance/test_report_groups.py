@@ -285,3 +285,15 @@ def test_a_groups_why_cites_its_highest_requirement_and_each_part_keeps_its_plac
         assert f"  {case} [go]: loops/{name}.yaml:7: scenario 'go', step 2 (event Retry)\n" in text
     markdown = render_markdown(report)
     assert '(why: RFC 0009, S (the blocking rule, MUST): "the blocking rule")' in markdown
+
+
+def test_a_message_of_several_lines_is_shown_as_lines_each_escaped() -> None:
+    stderr = "Traceback (most recent call last):\n  File 'x.pl', line 3\nDied\x1b[2J"
+    message = "{file}:3: adapter fault: the process exited; adapter stderr: " + stderr
+    text = render_text(report_of(record("workflow.t.crash", message)))
+    assert "\\x0a" not in text
+    assert "\x1b" not in text
+    lines = text.splitlines()
+    at = lines.index("FAILED workflow.t.crash [go] (workflow L1 MUST)")
+    assert lines[at + 1].endswith("adapter stderr: Traceback (most recent call last):")
+    assert lines[at + 2 : at + 4] == ["      File 'x.pl', line 3", "    Died\\x1b[2J"]
