@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import random
 import sys
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +31,10 @@ from conformance._basics.areas import AREAS
 from conformance._basics.errors import AdapterError, AdapterGaveUp, CaseError, KitError
 from conformance._basics.spec_versions import SpecVersionError, check_target
 from conformance._basics.stopping import STOP, signal_name, stop_signals
+from conformance._basics.text import terminal
 from conformance._catalog.cases import Case, Catalog, Selection, load_catalog
 from conformance._catalog.expected_failures import ExpectedFailure, load_expected_failures
+from conformance._judging.explain import failure_lines
 from conformance._judging.levels import describe_level
 from conformance._judging.records import PartRecord, Report, RunHeader
 from conformance._judging.runner import Runner
@@ -278,11 +280,14 @@ class CaseItem(pytest.Item):
             # Reported at the case, not at this line of the plugin; the session still fails.
             raise pytest.skip.Exception(message, _use_item_location=True)
         if outcome != "passed":
-            raise CaseFailure(outcome, message)
+            # The why and rerun lines `ppconf run` prints under the part.
+            spec_version = state.selection.spec_version
+            more = failure_lines(record, adapter=state.adapter_spec, spec_version=spec_version)
+            raise CaseFailure(outcome, message, [terminal(line) for line in more])
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CaseFailure):
-            return f"{excinfo.value.outcome}: {excinfo.value.message}"
+            return excinfo.value.shown()
         if isinstance(excinfo.value, pytest.xfail.Exception):
             # pytest shows the reason only; a formatted traceback of the plugin's own frames
             # costs a third of a second per expected failure (it parses their source).
@@ -335,7 +340,7 @@ class FuzzItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CaseFailure):
-            return f"{excinfo.value.outcome}: {excinfo.value.message}"
+            return excinfo.value.shown()
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self) -> tuple[Path, int, str]:
@@ -345,10 +350,15 @@ class FuzzItem(pytest.Item):
 class CaseFailure(Exception):
     """A case part did not pass (failed, errored, timed out or flaky)."""
 
-    def __init__(self, outcome: str, message: str) -> None:
+    def __init__(self, outcome: str, message: str, lines: Sequence[str] = ()) -> None:
         self.outcome = outcome
         self.message = message
+        self.lines = tuple(lines)
         super().__init__(f"{outcome}: {message}")
+
+    def shown(self) -> str:
+        """What pytest prints for the item: the outcome and message, then the lines below it."""
+        return "\n".join([f"{self.outcome}: {self.message}", *(f"  {x}" for x in self.lines)])
 
 
 class _SessionHooks:

@@ -175,13 +175,27 @@ def _statement_lines(found: list[tuple[str, dict[str, Any]]], limit: int, more: 
 
 def rerun_lines(header: Any, record: Any) -> list[str]:
     """The commands that rerun one part of a report's run (see :func:`reproduction`)."""
+    return _reruns(record, header.adapter, header.selection.spec_version)
+
+
+def _reruns(record: Any, adapter: str, spec_version: str) -> list[str]:
     return reproduction(
-        adapter=header.adapter,
+        adapter=adapter,
         case=record.case,
         part=record.part,
-        spec_version=header.selection.spec_version,
+        spec_version=spec_version,
         scenario=record.part not in ("load", "validation"),
     )
+
+
+def failure_lines(record: Any, *, adapter: str, spec_version: str) -> list[str]:
+    """What ``ppconf run`` prints under a part that did not pass, after its message: ``why:``
+    the statement that requires what failed, and ``rerun:`` the commands that rerun it on
+    ``adapter`` (the pytest plugin prints the same under a failing item)."""
+    lines = [f"why: {line}" for line in why_lines(record, limit=1)]
+    if record.outcome != "skipped":
+        lines += [f"rerun: {line}" for line in _reruns(record, adapter, spec_version)]
+    return lines
 
 
 def describe_rule(rule: str) -> str:
@@ -200,6 +214,7 @@ __all__ = [
     "describe_rule",
     "excerpt",
     "failing_statements",
+    "failure_lines",
     "group_why_lines",
     "reproduction",
     "rerun_lines",

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from conformance._basics.tables import render_table
 from conformance._basics.text import terminal
-from conformance._judging.explain import group_why_lines, rerun_lines, why_lines
+from conformance._judging.explain import failure_lines, group_why_lines, why_lines
 from conformance._judging.levels import LevelReport, describe_level
 from conformance._judging.records import PartRecord, Report, RunHeader
 from conformance._judging.verdicts import Judgement, judge_report
@@ -114,9 +114,13 @@ def render_group(group: FailureGroup, header: RunHeader | None = None) -> list[s
             lines.append(f"  {terminal(first)}")
             lines.extend(f"    {terminal(line)}" for line in more)
             lines.extend(expected)
-            lines.extend(f"  why: {terminal(line)}" for line in why_lines(record, limit=1))
-            if header is not None and record.outcome != "skipped":
-                lines.extend(f"  rerun: {terminal(line)}" for line in rerun_lines(header, record))
+            if header is not None:
+                shown = failure_lines(
+                    record, adapter=header.adapter, spec_version=header.selection.spec_version
+                )
+                lines.extend(f"  {terminal(line)}" for line in shown)
+            else:
+                lines.extend(f"  why: {terminal(line)}" for line in why_lines(record, limit=1))
         return lines
     return [
         f"{tag} {len(group.records)} parts ({group.area} {group.scope()}): {terminal(group.cause)}",

@@ -139,6 +139,10 @@ def test_a_failing_part_shows_the_kit_message(small: Path, run_pytest: RunPytest
             "*_ workflow.t.run [[]submit[]] _*",
             "failed: workflow/run.yaml:*: scenario 'submit', step 1 (event Submit): "
             "rejected with unknown-event, expected acceptance",
+            # The why and rerun lines ppconf run prints under the part, without -v.
+            "  why: RFC *",
+            "  rerun: ppconf run --adapter fakes:ValidatesOnly --id workflow.t.run",
+            "  rerun: ppconf trace --case workflow.t.run --scenario submit",
         ]
     )
     assert "Traceback" not in result.stdout.str()
