@@ -47,10 +47,21 @@ defines)."""
 ADVISORY = frozenset(("SHOULD", "SHOULD NOT", "RECOMMENDED", "lean"))
 """Keywords that give SHOULD: the RFC's "should", and an unresolved question's stated lean."""
 INFORMATIVE = frozenset(
-    ("level", "example", "motivation", "design", "testing", "adoption", "informative")
+    (
+        "level",
+        "example",
+        "motivation",
+        "design",
+        "testing",
+        "adoption",
+        "informative",
+        "rationale",
+        "illustration",
+    )
 )
 """Keywords that never require anything (MAY at most): support-level lines, examples,
-motivation, design notes, testing strategies, adoption notes."""
+motivation, design notes, testing strategies, adoption notes, and a definition's rationale or
+illustration (why it is so, an instance of it: never the definition itself, R17)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +77,10 @@ class Statement:
         untestable: why no case can test it through the adapter interface (``None``: testable).
         why: the reason, in a sentence, for an untestable statement.
         names: for a kit code, the statements naming its condition in words.
+        note: anything a reader of the registry should know.
+        ruling: the ruling that makes the quote's weaker wording bind as ``keyword`` says
+            (``R17``), empty when the wording itself binds.
+        line: the line of the statement in its file (``None``: not read from a file).
     """
 
     id: str
@@ -77,6 +92,8 @@ class Statement:
     why: str = ""
     names: tuple[str, ...] = ()
     note: str = ""
+    ruling: str = ""
+    line: int | None = field(default=None, compare=False)
 
     @property
     def testable(self) -> bool:
@@ -116,6 +133,8 @@ class Statement:
             data["why"] = self.why
         if self.names:
             data["names"] = list(self.names)
+        if self.ruling:
+            data["ruling"] = self.ruling
         return data
 
 
@@ -219,6 +238,8 @@ def load_source(path: str | Path) -> Source:
                 why=item.get("why", ""),
                 names=tuple(item.get("names", ())),
                 note=item.get("note", ""),
+                ruling=item.get("ruling", ""),
+                line=document.locate(f"/statements/{index}").line,
             )
         )
     return Source(

@@ -10,6 +10,7 @@ import reference
 from conformance._basics.resources import catalog_root
 from conformance._basics.tables import render_table
 from conformance._catalog.cases import Case, load_catalog
+from conformance._catalog.registry_check import default_texts
 from conformance._catalog.statements import Registry
 from conformance._cli.common import (
     EXIT_FAILED,
@@ -74,6 +75,13 @@ def add_cases_parser(commands: Any) -> None:
         "--no-coverage",
         action="store_true",
         help="skip the coverage checks (for a partial catalog of your own)",
+    )
+    check.add_argument(
+        "--texts",
+        metavar="DIR",
+        help="a folder of the sources' texts (rfc-0005-workflow.txt, promptpack-1.9.0.schema.json "
+        "...): every quote of the statement registry must be in its text (default: the "
+        "project's ../shared/spec beside a source checkout, when it is there)",
     )
     add_format_option(check, schema="cases-check.schema.json")
     check.set_defaults(handler=_check)
@@ -179,13 +187,18 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     if not root.is_dir():
         report_error(f"{root} is not a folder")
         return EXIT_UNUSABLE
-    cases, problems = check_catalog(root, coverage=not args.no_coverage)
+    texts = Path(args.texts) if args.texts else default_texts()
+    if texts is not None and not texts.is_dir():
+        report_error(f"--texts {texts}: not a folder; give the folder holding the sources' texts")
+        return EXIT_UNUSABLE
+    cases, problems = check_catalog(root, coverage=not args.no_coverage, texts=texts)
     if args.format == "json":
         print_json(
             {
                 "catalog": str(root),
                 "cases": len(cases),
                 "passed": not problems,
+                "texts": str(texts) if texts is not None else None,
                 "problems": problems,
             },
             out,
@@ -196,5 +209,6 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     if problems:
         print(f"catalog check FAILED: {len(problems)} problem(s) in {len(cases)} cases", file=out)
         return EXIT_FAILED
-    print(f"catalog check passed: {len(cases)} cases", file=out)
+    compared = f", every quote found in {texts}" if texts is not None else ""
+    print(f"catalog check passed: {len(cases)} cases{compared}", file=out)
     return EXIT_OK

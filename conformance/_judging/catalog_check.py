@@ -1,7 +1,10 @@
 """The catalog's own checks (``ppconf cases check``, and a test).
 
-Every case file is well formed; ids and descriptions are unique; every check cites statements
-of the registry and is no stronger than they are (R8); every pack a case runs is itself valid;
+Every case file is well formed; ids and descriptions are unique; the statement registry is
+honest (keywords its wording bears, one classification per sentence, and, with the source texts,
+quotes that are in them: :mod:`conformance._catalog.registry_check`); every check cites
+statements of the registry and is no stronger than they are (R8), its MUST given by a testable
+statement and never by a rationale or an illustration; every pack a case runs is itself valid;
 every diagnostic code, rejection code and SEMANTICS row is exercised; and the reference
 interpreter passes every case.
 """
@@ -30,19 +33,25 @@ from conformance._basics.contract import (
 )
 from conformance._basics.errors import CaseError
 from conformance._catalog.cases import Case, case_files, check_unique, load_case
+from conformance._catalog.registry_check import registry_problems
 from conformance._catalog.statements import Registry, load_registry
+from conformance._judging.checks import Check
 from conformance._judging.runner import Runner, planned_checks
 from conformance._runtime.reference_adapter import ReferenceAdapter
 
 __all__ = ["check_catalog", "citation_problems", "coverage_problems"]
 
 
-def check_catalog(root: Path, *, coverage: bool = True) -> tuple[list[Case], list[str]]:
+def check_catalog(
+    root: Path, *, coverage: bool = True, texts: Path | None = None
+) -> tuple[list[Case], list[str]]:
     """Run every catalog check on the folder ``root``; return the cases and the problems.
 
     Arguments:
         root: the catalog folder.
         coverage: also require every code and rule to be covered (off for partial catalogs).
+        texts: a folder of the sources' texts to compare every quote with (``None``: quotes
+            are not compared).
     """
     problems: list[str] = []
     cases: list[Case] = []
@@ -64,6 +73,7 @@ def check_catalog(root: Path, *, coverage: bool = True) -> tuple[list[Case], lis
     except CaseError as error:
         problems.append(str(error))
     else:
+        problems.extend(registry_problems(registry, texts))
         problems.extend(citation_problems(cases, registry))
     if coverage:
         problems.extend(coverage_problems(cases))
@@ -97,8 +107,11 @@ def citation_problems(cases: Sequence[Case], registry: Registry) -> list[str]:
                         "cites no statement: list the statements it rests on"
                     )
                     continue
-                given = registry.derived(check.statements, validity=check.id == "valid")
+                validity = check.id == "valid"
+                given = registry.derived(check.statements, validity=validity)
                 assert given is not None
+                if check.requirement == "MUST":
+                    problems.extend(_must_problems(case, part, check, registry, validity))
                 if REQUIREMENTS.index(check.requirement) < REQUIREMENTS.index(given):
                     cited = ", ".join(
                         f"{i} ({registry.by_id[i].keyword})" for i in check.statements
@@ -109,6 +122,34 @@ def citation_problems(cases: Sequence[Case], registry: Registry) -> list[str]:
                         f"{cited}; cite the statement that requires it, or make the case "
                         f"{given}"
                     )
+    return problems
+
+
+NEVER_MUST = frozenset(("rationale", "illustration"))
+"""Kinds of statement a MUST check may not cite at all: why a definition is so, or an instance
+of it, is never what a runtime must do (R17)."""
+
+
+def _must_problems(
+    case: Case, part: str, check: Check, registry: Registry, validity: bool
+) -> list[str]:
+    """A MUST check citing a rationale or an illustration, or whose MUST comes only from
+    statements no case can test."""
+    cited = [registry.by_id[i] for i in check.statements]
+    where = f"{case.where('/statements')}: {case.id} [{part}] check {check.id!r}"
+    problems = []
+    informative = [s.id for s in cited if s.keyword in NEVER_MUST]
+    if informative:
+        problems.append(
+            f"{where} is MUST and cites {', '.join(informative)}, a rationale or an "
+            "illustration, which never gives MUST: cite the definition or rule it explains"
+        )
+    givers = [s for s in cited if s.requirement(validity=validity) == "MUST"]
+    if givers and not any(s.testable for s in givers):
+        problems.append(
+            f"{where} is MUST only by {', '.join(s.id for s in givers)}, which the registry "
+            "marks untestable: cite the testable statement that requires it, or lower the case"
+        )
     return problems
 
 

@@ -17,6 +17,7 @@ import pytest
 from conformance import Catalog
 from conformance._basics.errors import CaseError
 from conformance._basics.quotes import SOURCE_FILES, normalize
+from conformance._catalog.registry_check import quote_problems, registry_problems
 from conformance._catalog.statements import (
     BINDING,
     INFORMATIVE,
@@ -44,12 +45,15 @@ def spec_text(source: str) -> str:
 
 
 def test_every_quote_is_verbatim(spec_folder: Path) -> None:
-    wrong = [
-        f"{s.id} ({s.source}): {s.quote!r}"
-        for s in builtin().statements
-        if s.source in SOURCE_FILES and normalize(s.quote) not in spec_text(s.source)
-    ]
+    # The comparison ``ppconf cases check`` makes (--texts, by default this folder).
+    wrong = quote_problems(builtin().sources, spec_folder)
     assert not wrong, "quotes not found in their source:\n" + "\n".join(wrong)
+
+
+def test_every_keyword_follows_its_wording() -> None:
+    """R17: binding keywords on binding wording or by a ruling in the normative core, no
+    weaker statement quoting an upper-case MUST, one classification per sentence."""
+    assert registry_problems(builtin()) == []
 
 
 def test_every_source_names_the_text_it_was_built_from() -> None:
