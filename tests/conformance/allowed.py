@@ -26,6 +26,8 @@ Each wraps the reference adapter and changes one thing SEMANTICS section 0 leave
 ``DropsFailingBranch``          a parallel step goes on without a failing branch (R15)
 ``WarningsInMapOrder``          puts each ``cycle-unbounded`` warning at another state of its loop
                                 on each call, as a map read in random order does (R20)
+``GenericSchemaCode``           reports every schema violation with the generic ``schema`` code in
+                                place of the kit's more specific one (R19)
 ``RenamesCodes``                reports an RFC-named warning and an unknown step kind under codes
                                 of its own (the kit's codes are never MUST): a strict run fails it
 =============================  ====================================================================
@@ -425,6 +427,35 @@ class OneCodeForRefusedStarts(Variant):
             return super().start_at(pack, state=state, agent=agent)
         except Rejected as refused:
             raise Rejected(self.CODE, message=str(refused)) from None
+
+
+class GenericSchemaCode(Variant):
+    """Reports each schema violation with the generic ``schema`` code, where the reference
+    names it more precisely (R19: the generic code is an accepted answer at every requirement,
+    the specific one a MAY pick): every level holds, and so does a strict run."""
+
+    NAME = "generic-schema-code"
+    SCHEMA_VIOLATIONS = frozenset(
+        (
+            "agent-termination-missing",
+            "composition-missing",
+            "composition-version-unsupported",
+            "control-invalid",
+            "parallel-branches-too-few",
+            "parallel-reduce-missing",
+            "predicate-invalid",
+            "prompt-task-missing",
+            "step-field-missing",
+            "step-id-invalid",
+            "step-kind-unknown",
+        )
+    )
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        return [
+            {**d, "code": "schema"} if d["code"] in self.SCHEMA_VIOLATIONS else d
+            for d in super().validate(pack)
+        ]
 
 
 class RenamesCodes(Variant):
