@@ -26,6 +26,10 @@ Each wraps the reference adapter and changes one thing SEMANTICS section 0 leave
 ``DropsFailingBranch``          a parallel step goes on without a failing branch (R15)
 ``WarningsInMapOrder``          puts each ``cycle-unbounded`` warning at another state of its loop
                                 on each call, as a map read in random order does (R20)
+``NoRetries``                   runs every step once, whatever its ``retry`` modifier says (R18:
+                                modifier semantics are runtime-defined)
+``LooseEquality``               compares predicate values as a loosely typed language does: a
+                                numeric string equals its number, lists in any order (R18)
 ``GenericSchemaCode``           reports every schema violation with the generic ``schema`` code in
                                 place of the kit's more specific one (R19)
 ``RenamesCodes``                reports an RFC-named warning and an unknown step kind under codes
@@ -427,6 +431,80 @@ class OneCodeForRefusedStarts(Variant):
             return super().start_at(pack, state=state, agent=agent)
         except Rejected as refused:
             raise Rejected(self.CODE, message=str(refused)) from None
+
+
+def _without_retry(value: Any) -> Any:
+    """``value`` with every ``retry`` modifier dropped, at any depth (parallel branches too)."""
+    if isinstance(value, list):
+        return [_without_retry(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    changed = {key: _without_retry(item) for key, item in value.items()}
+    modifiers = changed.get("modifiers")
+    if isinstance(modifiers, dict) and "retry" in modifiers:
+        changed["modifiers"] = {k: v for k, v in modifiers.items() if k != "retry"}
+    return changed
+
+
+class NoRetries(Variant):
+    """Runs every composition step once: ``retry`` is declared, and what it does is the
+    runtime's ("Modifier semantics are runtime-defined", R18). Validation still reads the
+    modifier's shape."""
+
+    NAME = "no-retries"
+
+    @staticmethod
+    def _plain(pack: PackInput) -> PackInput:
+        document = pack.document or {}
+        if not isinstance(document.get("compositions"), dict):
+            return pack
+        return _with_document(
+            pack, {**document, "compositions": _without_retry(document["compositions"])}
+        )
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        return super().run_composition(self._plain(pack), name, input, mocks)
+
+    def start(self, pack: PackInput) -> Any:
+        return super().start(self._plain(pack))
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        return super().start_at(self._plain(pack), state=state, agent=agent)
+
+    def restore(self, pack: PackInput, snapshot: Any) -> Any:
+        return super().restore(self._plain(pack), snapshot)
+
+
+def _loose(value: Any) -> Any:
+    """``value`` as a loosely typed comparison sees it: a numeric string is its number, a
+    list's items are sorted (by their JSON text), at any depth."""
+    if isinstance(value, str):
+        try:
+            return float(value) if "." in value else int(value)
+        except ValueError:
+            return value
+    if isinstance(value, list):
+        return sorted((_loose(item) for item in value), key=lambda v: json.dumps(v, sort_keys=True))
+    if isinstance(value, dict):
+        return {key: _loose(item) for key, item in value.items()}
+    return value
+
+
+class LooseEquality(Variant):
+    """Reads a composition's input loosely before comparing: a numeric string is its number and
+    a list's order does not count. RFC 0010 names the predicate operators, not their comparison
+    rules (R18): coercion and deep equality are the kit's MAY pick, so every level holds."""
+
+    NAME = "loose-equality"
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        return super().run_composition(pack, name, _loose(input), mocks)
 
 
 class GenericSchemaCode(Variant):

@@ -506,6 +506,8 @@ ALLOWED_VARIANTS = (
     "RenamesCodes",
     "WarningsInMapOrder",
     "GenericSchemaCode",
+    "NoRetries",
+    "LooseEquality",
 )
 BREAKING = (
     *breaking.SESSION_BUGS,
