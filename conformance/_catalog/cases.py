@@ -97,6 +97,7 @@ class Scenario:
         pointer: the scenario's JSON pointer in the case file.
         description: what it shows, in a sentence.
         statements: the statements the scenario's checks cite, where they are not the case's.
+        contexts: the contexts (R16) it exercises that cannot be derived from it, as written.
     """
 
     name: str
@@ -108,6 +109,7 @@ class Scenario:
     start_state: str | None = None
     start_agent: str | None = None
     statements: tuple[str, ...] = ()
+    contexts: tuple[str, ...] = ()
 
     @property
     def needs_session(self) -> bool:
@@ -142,6 +144,8 @@ class Case:
     """The file's path relative to the catalog folder, as messages and reports show it."""
     notes: str = ""
     document: Document | None = field(default=None, repr=False, compare=False)
+    contexts: tuple[str, ...] = ()
+    """The contexts (R16) its checks exercise that cannot be derived from it, as written."""
 
     @property
     def parts(self) -> list[str]:
@@ -261,6 +265,7 @@ def load_case(path: str | Path, root: Path | None = None) -> Case:
         source=source,
         notes=data.get("notes", ""),
         document=document,
+        contexts=tuple(data.get("contexts", ())),
     )
 
 
@@ -362,6 +367,7 @@ def _scenario(data: Mapping[str, Any], pointer: str) -> Scenario:
         start_state=start.get("at_state"),
         start_agent=start.get("agent"),
         statements=tuple(data.get("statements", ())),
+        contexts=tuple(data.get("contexts", ())),
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from conformance._basics.errors import CaseError
 from conformance._basics.tables import render_table
 from conformance._catalog.cases import Catalog, load_catalog
+from conformance._catalog.contexts import load_context_table
 from conformance._catalog.revision import Revision, check_revision, source_name
 from conformance._catalog.statements import Registry, Statement, load_registry
 from conformance._cli.common import (
@@ -27,12 +28,19 @@ from conformance._cli.common import (
     print_json,
     report_error,
 )
+from conformance._judging.context_coverage import context_coverage
 from conformance._judging.coverage import (
     STATUSES,
     SourceCoverage,
     citations_of,
     coverage,
     merged_sources,
+)
+from conformance._views.context_coverage import (
+    context_coverage_json,
+    render_context_html,
+    render_context_markdown,
+    render_context_text,
 )
 
 KEYWORDS = ("MUST", "SHOULD", "MAY")
@@ -141,15 +149,22 @@ def _coverage(args: argparse.Namespace, out: TextIO) -> int:
     if chosen is None:
         return EXIT_UNUSABLE
     sources = coverage(registry, catalog.cases, chosen)
+    table = load_context_table(*([args.catalog] if args.catalog else []), *args.extra_catalog)
+    contexts = context_coverage(registry, catalog.cases, table, chosen)
     if args.format == "json":
         text = None
-        data = {"sources": [s.to_dict() for s in sources]}
+        data: dict[str, Any] = {"sources": [s.to_dict() for s in sources]}
+        if contexts:
+            data["contexts"] = context_coverage_json(contexts)
     elif args.format == "md":
         text = render_coverage_markdown(sources)
+        text += "\n" + render_context_markdown(contexts) if contexts else ""
     elif args.format == "html":
-        text = render_coverage_html(sources)
+        after = render_context_html(contexts) if contexts else ""
+        text = render_coverage_html(sources, after=after)
     else:
         text = render_coverage_text(sources)
+        text += "\n" + render_context_text(contexts) if contexts else ""
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as stream:
@@ -266,9 +281,10 @@ code{font-size:.85em;word-break:break-all}
 """
 
 
-def render_coverage_html(sources: Sequence[SourceCoverage]) -> str:
+def render_coverage_html(sources: Sequence[SourceCoverage], after: str = "") -> str:
     """One self-contained page: the summary, then every statement with its quote, section,
-    status, and the cases citing it (by check and requirement)."""
+    status, and the cases citing it (by check and requirement); ``after``, more sections of
+    the page (HTML the caller has escaped)."""
     e = html.escape
     out = [
         "<!DOCTYPE html>",
@@ -321,6 +337,8 @@ def render_coverage_html(sources: Sequence[SourceCoverage]) -> str:
                 f"<td>{cited or '&mdash;'}</td></tr>"
             )
         out.append("</tbody></table></div>")
+    if after:
+        out.append(after)
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 
