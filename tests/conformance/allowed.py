@@ -34,6 +34,8 @@ Each wraps the reference adapter and changes one thing SEMANTICS section 0 leave
                                 place of the kit's more specific one (R19)
 ``RenamesCodes``                reports an RFC-named warning and an unknown step kind under codes
                                 of its own (the kit's codes are never MUST): a strict run fails it
+``OneCodeAfterTheEnd``          refuses every event after the workflow has ended with one code
+                                of its own, at every start and from every source (R9, R12)
 =============================  ====================================================================
 """
 
@@ -677,3 +679,33 @@ def _as_dropped(result: Mapping[str, Any], dropped: Mapping[str, Any]) -> dict[s
         members = [dropped.get(m.get("step"), m) for m in entry.get("members") or []]
         trace.append({**entry, "members": members})
     return {**result, "trace": trace}
+
+
+# -- R16: contexts -----------------------------------------------------------------------------
+
+
+class _EndedInOwnWords(SessionWrapper):
+    """A reference session that refuses every event after the workflow has ended (completed, or
+    ended by a budget or a visit guard) with one code of its own."""
+
+    CODE = "workflow-ended"
+
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        ended = self._session.state()["status"] != "active"
+        try:
+            return self._session.send(event, source)  # type: ignore[no-any-return]
+        except Rejected as refused:
+            if not ended:
+                raise
+            raise Rejected(self.CODE, message=str(refused)) from None
+
+
+class OneCodeAfterTheEnd(WrapsSessions, Variant):
+    """Refuses every event after the workflow has ended with one code of its own,
+    ``workflow-ended``, whoever sends it and however the session started: RFC 0009 says the
+    workflow terminates, never which code refuses what comes after (R9, R12)."""
+
+    NAME = "one-code-after-the-end"
+
+    def wrap(self, pack: PackInput, session: Any) -> Any:
+        return _EndedInOwnWords(session)

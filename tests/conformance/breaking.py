@@ -18,6 +18,11 @@ switched on in :mod:`mini_runtime`, a runtime written apart from the reference
 ``ExitsTheProcess``             calls ``sys.exit(3)`` while validating
 ``RaisesBaseException``         raises a ``BaseException`` subclass while starting a session
 =============================  ====================================================================
+
+The fakes of :data:`CONTEXT_BUGS` each break one statement in one context only (SEMANTICS R16):
+a budget ignored at an agent start or beside another budget kind, an agent's event taken after a
+visit guard ended the workflow, an agent's redirect target not counted, the agent given the turn
+by a host event, extensions refused at an agent start or, on a parallel branch, at load.
 """
 
 from __future__ import annotations
@@ -541,3 +546,251 @@ AREA_BUGS = {
 }
 """The RFC 0016, RFC 0017 and RFC 0014 (terminal state) fakes, each with the area of the rule
 it breaks (where the fuzzer must find it, once it generates that area)."""
+
+
+# -- R16: a statement broken in one context only -------------------------------------------------
+# Each keeps every statement everywhere else, as the reference does, so only a case exercising
+# the statement in that context (cases/statements/contexts/) can tell it apart.
+
+
+def _without_budget(pack: PackInput, kinds: Sequence[str]) -> PackInput:
+    """The pack with the budget ``kinds`` taken out of ``workflow.engine.budget``."""
+    document = json.loads(json.dumps(pack.document))
+    budget = ((document.get("workflow") or {}).get("engine") or {}).get("budget")
+    if isinstance(budget, dict):
+        for kind in kinds:
+            budget.pop(kind, None)
+    return PackInput(json.dumps(document), "json", document, pack.source)
+
+
+class WallTimeIgnoredAtAgentStart(_AllAreas):
+    """Enforces ``max_wall_time_sec`` on a session started at the entry, never on one started
+    as an agent (RFC 0011) or at a state: RFC 0009 "Maximum wall-clock time in seconds for the
+    entire workflow execution", however it started."""
+
+    NAME = "wall-time-ignored-at-agent-start"
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        return super().start_at(
+            _without_budget(pack, ("max_wall_time_sec",)), state=state, agent=agent
+        )
+
+
+class VisitBudgetIgnoredAtAgentStart(_AllAreas):
+    """Enforces ``max_total_visits`` on a session started at the entry, never on one started as
+    an agent or at a state."""
+
+    NAME = "visit-budget-ignored-at-agent-start"
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        return super().start_at(
+            _without_budget(pack, ("max_total_visits",)), state=state, agent=agent
+        )
+
+
+class ToolCallsIgnoredBesideOtherLimits(_AllAreas):
+    """Enforces ``max_tool_calls`` when it is the only budget kind, never beside another one:
+    RFC 0009 "When any budget limit is reached, the workflow terminates"."""
+
+    NAME = "tool-calls-ignored-beside-other-limits"
+
+    def _pack(self, pack: PackInput) -> PackInput:
+        budget = (workflow_of(pack).get("engine") or {}).get("budget") or {}
+        others = {"max_total_visits", "max_wall_time_sec"} & set(budget)
+        return _without_budget(pack, ("max_tool_calls",)) if others else pack
+
+    def start(self, pack: PackInput) -> Any:
+        return super().start(self._pack(pack))
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        return super().start_at(self._pack(pack), state=state, agent=agent)
+
+    def restore(self, pack: PackInput, snapshot: Any) -> Any:
+        return super().restore(self._pack(pack), snapshot)
+
+
+class _Reopens(SessionWrapper):
+    """A reference session that, once ``max-visits-exceeded`` has ended the workflow, still
+    refuses host events but takes the next agent event as if the workflow had not ended."""
+
+    def __init__(self, session: Any, adapter: ReferenceAdapter, pack: PackInput) -> None:
+        super().__init__(session)
+        self._adapter = adapter
+        self._pack = pack
+        self._before: Any = None
+
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        if self._before is not None and source == "agent":
+            self._session = self._adapter.restore(self._pack, self._before)
+        before = self._session.snapshot()
+        try:
+            moved = self._session.send(event, source)
+        except Rejected as rejection:
+            if rejection.code == "max-visits-exceeded" and self._before is None:
+                self._before = before
+            raise
+        self._before = None
+        return moved  # type: ignore[no-any-return]
+
+
+class EndedByMaxVisitsTakesAgentEvents(_AllAreas):
+    """When ``max_visits`` is reached without ``on_max_visits``, ends the workflow and refuses
+    host events, but takes the agent's next transition: RFC 0009 "If on_max_visits is not set,
+    the workflow terminates", whoever sends the next event."""
+
+    NAME = "ended-by-max-visits-takes-agent-events"
+
+    def _wrapped(self, pack: PackInput, session: Any) -> Any:
+        return _Reopens(session, ReferenceAdapter(), pack)
+
+    def start(self, pack: PackInput) -> Any:
+        return self._wrapped(pack, super().start(pack))
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        return self._wrapped(pack, super().start_at(pack, state=state, agent=agent))
+
+
+class _RedirectCounts(SessionWrapper):
+    """A reference session that leaves a redirect target's first visit out of ``visit_counts``
+    when an agent's transition was redirected."""
+
+    def __init__(self, session: Any) -> None:
+        super().__init__(session)
+        self._uncounted: set[str] = set()
+
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        counts = dict(self._session.state()["visit_counts"])
+        moved = self._session.send(event, source)
+        if source == "agent" and moved.get("redirected") and moved["to"] not in counts:
+            self._uncounted.add(moved["to"])
+        return moved  # type: ignore[no-any-return]
+
+    def state(self) -> Mapping[str, Any]:
+        data = dict(self._session.state())
+        counts = dict(data["visit_counts"])
+        for name in self._uncounted:
+            counts[name] -= 1
+            if not counts[name]:
+                del counts[name]
+        return {**data, "visit_counts": counts}
+
+
+class AgentRedirectTargetUncounted(WrapsSessions, _AllAreas):
+    """Enters the ``on_max_visits`` target of an agent's redirected transition but does not
+    count that first entry as a visit (a host's redirect counts):
+    RFC 0009 ``max_visits`` counts every time a state "can be entered"."""
+
+    NAME = "agent-redirect-target-uncounted"
+
+    def wrap(self, pack: PackInput, session: Any) -> Any:
+        return _RedirectCounts(session)
+
+
+class _HostIntoAgentState(SessionWrapper):
+    """A reference session that gives the agent the turn after a host event from an internal
+    state into an external ``control: agent`` state."""
+
+    def __init__(self, session: Any, states: Mapping[str, Any]) -> None:
+        super().__init__(session)
+        self._states = states
+        self._agent = False
+
+    def send(self, event: str, source: str) -> Mapping[str, Any]:
+        moved = self._session.send(event, source)
+        came = self._states.get(moved["from"]) or {}
+        entered = self._states.get(moved["to"]) or {}
+        self._agent = (
+            source == "host"
+            and came.get("orchestration", "internal") == "internal"
+            and entered.get("orchestration") == "external"
+            and entered.get("control") == "agent"
+            and entered.get("terminal") is not True
+        )
+        return moved  # type: ignore[no-any-return]
+
+    def user_turn(self) -> None:
+        self._agent = False
+        self._session.user_turn()
+
+    def state(self) -> Mapping[str, Any]:
+        data = dict(self._session.state())
+        if self._agent and data.get("status") == "active":
+            data["turn"] = "agent"
+        return data
+
+
+class HostEventFromInternalGivesAgentTurn(WrapsSessions, _AllAreas):
+    """Gives the agent the turn when a host event moves from an internal state into an external
+    ``control: agent`` state: RFC 0014 "`control` is only consulted on an agent-initiated
+    transition"."""
+
+    NAME = "host-event-from-internal-gives-agent-turn"
+
+    def wrap(self, pack: PackInput, session: Any) -> Any:
+        return _HostIntoAgentState(session, workflow_of(pack).get("states") or {})
+
+
+class RefusesExtensionsAtAgentStart(_AllAreas):
+    """Loads, validates and starts at the entry a pack carrying ``extensions``, but refuses to
+    start it as an agent: RFC 0016 Level 0, "Packs carrying them remain valid and execute
+    identically"."""
+
+    NAME = "refuses-extensions-at-agent-start"
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        if agent is not None and _slots(pack.document or {}):
+            raise Rejected("extensions-unsupported", message="extensions at an agent start")
+        return super().start_at(pack, state=state, agent=agent)
+
+
+class RefusesExtensionsAtLoad(_AllAreas):
+    """Validates a pack carrying ``extensions`` on a step inside a parallel block as valid, but
+    refuses to load it: RFC 0016 Level 0, in every slot RFC 0016 allows."""
+
+    NAME = "refuses-extensions-at-load"
+
+    def load(self, pack: PackInput) -> None:
+        if any("/branches/" in where for where in _extension_pointers(pack.document or {})):
+            raise PackRejected("extensions are not supported here")
+        super().load(pack)
+
+
+def _extension_pointers(value: Any, where: str = "") -> list[str]:
+    """The JSON pointer of every ``extensions`` member of a pack, wherever it stands (never
+    looking inside one)."""
+    found = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            pointer = f"{where}/{key}"
+            if key == "extensions":
+                found.append(pointer)
+            else:
+                found += _extension_pointers(item, pointer)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _extension_pointers(item, f"{where}/{index}")
+    return found
+
+
+CONTEXT_BUGS = {
+    "WallTimeIgnoredAtAgentStart": ("state-agents", "start:agent"),
+    "VisitBudgetIgnoredAtAgentStart": ("state-agents", "start:agent"),
+    "ToolCallsIgnoredBesideOtherLimits": ("loops", "budget:all"),
+    "EndedByMaxVisitsTakesAgentEvents": ("loops", "source:agent"),
+    "AgentRedirectTargetUncounted": ("loops", "source:agent"),
+    "HostEventFromInternalGivesAgentTurn": ("control", "orchestration:external"),
+    "RefusesExtensionsAtAgentStart": ("state-agents", "start:agent"),
+    "RefusesExtensionsAtLoad": ("extensions", "check:load"),
+}
+"""The fakes breaking a statement in one context only (R16): each with the area that loses a
+level, and the context every case part it fails at MUST exercises."""

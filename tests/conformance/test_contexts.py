@@ -57,6 +57,16 @@ def test_every_execution_statement_of_the_rfcs_is_in_the_table(catalog: Catalog)
     assert rows
 
 
+def test_every_execution_statement_is_tested_in_every_context_it_applies_in(
+    catalog: Catalog,
+) -> None:
+    """A statement newly tested in a scenario, or a context newly named for it, needs a MUST
+    check in each context its entry gives (or the entry says why the context does not apply)."""
+    rows = context_coverage(catalog.registry, catalog.cases, load_context_table())
+    missing = {row.statement.id: row.missing for row in rows if row.missing}
+    assert missing == {}
+
+
 def test_the_table_lists_only_statements_of_the_registry(catalog: Catalog) -> None:
     table = load_context_table()
     unknown = sorted(set(table.entries) - set(catalog.registry.by_id))

@@ -29,6 +29,7 @@ from conformance import (
 )
 from conformance._basics.areas import BY_NAME, TOP_LEVEL
 from conformance._basics.spec_versions import NEWEST
+from conformance._catalog.exercised import part_contexts
 from conformance._cli import main
 from conformance._judging.levels import BELOW_ZERO, areas_of, describe_level
 from conformance._judging.verdicts import judge
@@ -508,6 +509,7 @@ ALLOWED_VARIANTS = (
     "GenericSchemaCode",
     "NoRetries",
     "LooseEquality",
+    "OneCodeAfterTheEnd",
 )
 BREAKING = (
     *breaking.SESSION_BUGS,
@@ -724,6 +726,36 @@ def test_a_runtime_breaking_rfc_0016_0017_or_a_terminal_turn_loses_a_level(
     area = breaking.AREA_BUGS[name]
     assert area in lost or "workflow" in lost, (area, lost)
     assert not judge(verdicts(results), levels).passed
+
+
+@pytest.mark.usefixtures("fakes_importable")
+@pytest.mark.parametrize("name", sorted(breaking.CONTEXT_BUGS))
+def test_a_runtime_breaking_a_statement_in_one_context_loses_a_level_there(
+    name: str, catalog: Catalog
+) -> None:
+    """Each breaks one statement in one context only (SEMANTICS R16) and claims every area: it
+    loses a level in the area of the cases that exercise that context, fails the run, and every
+    case part it fails at MUST exercises the context (its other contexts are the reference's)."""
+    area, context = breaking.CONTEXT_BUGS[name]
+    reference, _ = measured("conformance:ReferenceAdapter", catalog)
+    levels, results = measured(f"breaking:{name}", catalog)
+    mine, best = area_levels(levels)[area], area_levels(reference)[area]
+    assert mine is not None
+    assert best is not None
+    assert mine < best, (area, mine)
+    assert not judge(verdicts(results), levels).passed
+    failing = [
+        (result.case, part.part)
+        for result in results
+        for part in result.failures()
+        if any(not c.passed and c.requirement == "MUST" for c in part.checks)
+        or (not part.checks and result.case.requirement == "MUST")
+    ]
+    assert failing
+    outside = [
+        (case.id, part) for case, part in failing if context not in part_contexts(case, part)
+    ]
+    assert outside == [], f"{name} fails MUST checks outside {context}"
 
 
 @pytest.mark.usefixtures("fakes_importable")
