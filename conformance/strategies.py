@@ -173,7 +173,9 @@ def packs(
             prompt of that name), each backed by a workflow state or, now and then, by none
             (a single-prompt agent). Needs the workflow.
         extensions: RFC 0016 ``extensions`` objects (any keys, nested, schema-keyword look-alikes
-            included) on the prompt and on some states: valid, and never interpreted.
+            included) on the prompt and on some states, and on the agents members, the
+            compositions and their steps (parallel branches included) where the pack has them:
+            valid, and never interpreted.
         providers: RFC 0017 ``provider`` on the prompt, with ``requires.providers`` declared
             by shorthand or by objects, or not at all (``default`` needs no declaration), an
             optional (``required: false``) requirement referenced now and then (valid, warned).
@@ -230,8 +232,9 @@ _PICKS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+-"
 _SEGMENT = 6
 
 
-_EXTRA_BYTES = 8 + 4
-"""Bytes past the states for RFC 0014 ``control`` (one per state) and RFC 0011 ``agents``."""
+_EXTRA_BYTES = 8 + 4 + 8
+"""Bytes past the states for RFC 0014 ``control`` (one per state), RFC 0011 ``agents``, and
+the orchestration of ``control: agent`` states (one per state)."""
 
 
 def _extras_at(features: _Features) -> int:
@@ -251,6 +254,11 @@ class _Bytes:
         """Read on from ``at``."""
         self._at = at
 
+    @property
+    def position(self) -> int:
+        """Where the next pick reads."""
+        return self._at
+
     def pick(self, options: Sequence[_T]) -> _T:
         at = self._at
         self._at += 1
@@ -266,7 +274,7 @@ def _packs(features: _Features) -> st.SearchStrategy[dict[str, Any]]:
     if features.control or features.state_agents:
         size = max(_BYTES, _extras_at(features) + _EXTRA_BYTES)
     if features.extensions or features.providers:
-        size = max(size, _extras_at(features) + _EXTRA_BYTES + _SLOT_BYTES)
+        size = max(size, _extras_at(features) + _EXTRA_BYTES + _SLOT_BYTES + _MORE_SLOT_BYTES)
     return st.builds(
         lambda count, data: _decode_pack(features, count, _Bytes(data)),
         counts,
@@ -311,6 +319,9 @@ def _decode_pack(features: _Features, count: int, data: _Bytes) -> dict[str, Any
             _decode_extensions(pack, data)
         if features.providers:
             _decode_providers(pack, data)
+        if features.extensions:
+            data.seek(_extras_at(features) + _EXTRA_BYTES + _SLOT_BYTES)
+            _decode_more_extensions(pack, data)
     return pack
 
 
@@ -351,6 +362,35 @@ def _decode_extensions(pack: dict[str, Any], data: _Bytes) -> None:
         value = data.pick(_EXTENSION_VALUES)
         if value is not None:
             slot["extensions"] = _copy(value)
+
+
+_MORE_SLOT_BYTES = len(AGENTS) + 2 * 2
+"""Bytes past the prompt's and the states' slots for the other slots RFC 0016 allows: each
+agents member, then each composition and its steps (one value for all of them, parallel
+branches included)."""
+
+
+def _decode_more_extensions(pack: dict[str, Any], data: _Bytes) -> None:
+    """``extensions`` on the agents members and on the compositions and their steps, where
+    the pack has them (a fixed layout, so shrinking one slot moves no other)."""
+    agents = pack.get("agents")
+    members = agents.get("members") if isinstance(agents, dict) else None
+    for member in AGENTS:
+        value = data.pick(_EXTENSION_VALUES)
+        if isinstance(members, dict) and member in members and value is not None:
+            members[member]["extensions"] = _copy(value)
+    compositions = pack.get("compositions") or {}
+    for name in ("review", "triage"):
+        on_composition, on_steps = data.pick(_EXTENSION_VALUES), data.pick(_EXTENSION_VALUES)
+        composition = compositions.get(name)
+        if not isinstance(composition, dict):
+            continue
+        if on_composition is not None:
+            composition["extensions"] = _copy(on_composition)
+        if on_steps is not None:
+            for step in composition.get("steps") or []:
+                for slot in [step, *(step.get("branches") or [])]:
+                    slot["extensions"] = _copy(on_steps)
 
 
 def _decode_providers(pack: dict[str, Any], data: _Bytes) -> None:
@@ -426,20 +466,37 @@ def _decode_workflow(features: _Features, names: Sequence[str], data: _Bytes) ->
 
 _CONTROLS = (None, "agent", None, "agent", "user")
 _MEMBER_COUNTS = (1, 1, 2)
+_AGENT_STATE_MODES = (None, None, "external", "external", "hybrid")
+"""The orchestration a ``control: agent`` state is given (``None``: as decoded with the
+state): host events into such states from internal and external ones, and the agent's into
+hybrid ones, are the contexts RFC 0014 decides apart (SEMANTICS R16)."""
 
 
 def _decode_extras(
     features: _Features, pack: dict[str, Any], names: Sequence[str], data: _Bytes
 ) -> None:
     """RFC 0014 ``control`` on the states (one byte each, in the order of :data:`STATES`),
-    then RFC 0011 ``agents`` (a fixed four bytes)."""
+    then RFC 0011 ``agents`` (a fixed four bytes), then the orchestration of each
+    ``control: agent`` state (one byte each)."""
     states = pack["workflow"]["states"]
     for name in STATES[: features.max_states]:
         control = data.pick(_CONTROLS if features.control else _NO)
         if name in states and control is not None:
             states[name]["control"] = control
-    if not features.state_agents:
-        return
+    modes_at = data.position + 4  # past the agents' bytes, used or not
+    if features.state_agents:
+        _decode_agents(pack, names, data)
+    if features.control and features.orchestration:
+        data.seek(modes_at)
+        for name in STATES[: features.max_states]:
+            mode = data.pick(_AGENT_STATE_MODES)
+            state = states.get(name)
+            if state is not None and state.get("control") == "agent" and mode is not None:
+                state["orchestration"] = mode
+
+
+def _decode_agents(pack: dict[str, Any], names: Sequence[str], data: _Bytes) -> None:
+    """RFC 0011 ``agents`` (four bytes)."""
     members: dict[str, Any] = {}
     for member in AGENTS[: data.pick(_MEMBER_COUNTS)]:
         # Mostly a state (the entry first, where zeros shrink to); now and then none.
@@ -614,9 +671,16 @@ def _raw_script(
     return st.tuples(picks, pool, start)
 
 
+_AGENT_START_WEIGHT = 4
+"""How many times each agents member is listed among the starts: a start as an agent is the
+RFC 0011 context every execution statement is checked in (SEMANTICS R16), where a start at a
+named state is the kit's adapter contract, which the oracle leaves out."""
+
+
 def _starts(pack: dict[str, Any]) -> list[dict[str, Any] | None]:
     """Where a script may start: the entry (``None``, first: what starts shrink to), each
-    state, a state no pack has, each agents member, an agent no pack has."""
+    state, a state no pack has, each agents member (several times: the likeliest start), an
+    agent no pack has."""
     workflow = pack.get("workflow")
     states = sorted((workflow.get("states") or {}) if isinstance(workflow, dict) else {})
     agents = pack.get("agents")
@@ -625,7 +689,7 @@ def _starts(pack: dict[str, Any]) -> list[dict[str, Any] | None]:
         None,
         *({"at_state": state} for state in states),
         {"at_state": UNKNOWN_STATE},
-        *({"agent": member} for member in members),
+        *({"agent": member} for member in members for _ in range(_AGENT_START_WEIGHT)),
         {"agent": UNKNOWN_AGENT},
     ]
 

@@ -35,7 +35,9 @@ The reference runs the example. Each step's expectation keeps only what RFC text
 - RFC 0011 (a script beginning with ``start``): the state and the visit counts ``{S: 1}``
   after a start as an agent (X24), and the refusal ``agent-unknown``; a start at a named state
   (the kit's adapter contract, MAY) and as a member without ``state`` (its refusal is MAY) are
-  left out: the session starts at the entry.
+  left out: the session starts at the entry. After a start as an agent every rule above holds
+  as from the entry (SEMANTICS R16: the start is a context, not an exception), and a budget
+  reached there cites the catalog's agent-start case for that limit.
 
 Every expectation carries the catalog case that pins its rule, so a divergence can quote the
 RFC sentence it breaks.
@@ -102,6 +104,16 @@ RULE_BUDGET = {
     "max_tool_calls": "loops.budget.max-tool-calls-boundary",
     "max_wall_time_sec": "loops.budget.max-wall-time-boundary",
 }
+RULE_BUDGET_AT_AGENT_START = {
+    "max_total_visits": "state-agents.execution.agent-start-total-visits",
+    "max_tool_calls": "state-agents.execution.agent-start-tool-calls",
+    "max_wall_time_sec": "state-agents.execution.agent-start-wall-time",
+}
+"""The same limits in a session started as an agent (SEMANTICS R16: the start's context)."""
+RULE_BUDGET_TOGETHER = "loops.budget.all-kinds-agent-events"
+"""A limit reached while other budget kinds are set too."""
+RULE_ENDED_BY_GUARD = "loops.max-visits.agent-events"
+"""An agent's event after a visit guard ended the workflow."""
 RULE_BUDGET_ORDER = "loops.budget.before-loop-guard"
 RULE_VISITS = "workflow.execution.visit-counts-run"
 RULE_ENTRY_VISIT = "workflow.execution.start-entry-counts-as-visit"
@@ -128,6 +140,7 @@ RULE_TURN = {
     "max-visits": "control.turn.max-visits-exceeded-ends",
     "budget": "control.turn.budget-tool-calls-and-time-stop",
     "text": "control.turn.agent-text-ends-round",
+    "host-external": "control.turn.host-and-agent-in-every-mode",
 }
 RULE_REPLY = "control.reply.rounds-in-order"
 RULE_COMPOSITION = {
@@ -151,6 +164,9 @@ RULES = (
     RULE_CHAIN_END,
     RULE_CHAIN_CYCLE,
     *RULE_BUDGET.values(),
+    *RULE_BUDGET_AT_AGENT_START.values(),
+    RULE_BUDGET_TOGETHER,
+    RULE_ENDED_BY_GUARD,
     RULE_BUDGET_ORDER,
     RULE_VISITS,
     RULE_ENTRY_VISIT,
@@ -398,7 +414,8 @@ class _Walk:
         if source == "host":
             # X20 is MUST from the user's turn; while the agent may hold it, SHOULD.
             self.turn = "user" if self.turn == "user" else None
-            return RULE_TURN["host"]
+            external = raw.get("orchestration") == "external" and control == "agent"
+            return RULE_TURN["host-external" if external else "host"]
         if control != "agent":
             self.turn = "user"  # X18, X19
             return RULE_TURN[control]
@@ -441,7 +458,7 @@ class _Walk:
         try:
             transition = self.session.send(event, source)  # type: ignore[arg-type]
         except reference.Rejection as rejection:
-            found = self._refused(rejection, event, current, was, target)
+            found = self._refused(rejection, event, current, was, target, source=source)
             if found is None:
                 return None
             expect, rules = found
@@ -474,7 +491,7 @@ class _Walk:
                     self.exercised["completed"] += 1
                     self.status_rule = RULE_TERMINAL
                 elif self._reached(_BUDGET_LIMITS[:1]):
-                    self.status_rule = RULE_BUDGET["max_total_visits"]
+                    self.status_rule = self._budget_rule("max_total_visits")
                 else:
                     self.status_rule = outcome
                 rules["status"] = self.status_rule
@@ -487,7 +504,14 @@ class _Walk:
         return written, self._visit_rules(rules)
 
     def _refused(
-        self, rejection: reference.Rejection, event: str, current: str, was: str, target: Any
+        self,
+        rejection: reference.Rejection,
+        event: str,
+        current: str,
+        was: str,
+        target: Any,
+        *,
+        source: str = "host",
     ) -> tuple[dict[str, Any], Rules] | None:
         code = rejection.code
         expect: dict[str, Any] = {}
@@ -499,10 +523,13 @@ class _Walk:
         elif code == "budget-exhausted" and was == "budget_exhausted":
             codes = [code]
             limit = self.session.state()["exhausted_by"]
-            rule = RULE_BUDGET[limit] if limit else RULE_NO_REDIRECT
+            if limit:
+                rule = self._budget_rule(limit)
+            else:
+                rule = RULE_ENDED_BY_GUARD if source == "agent" else RULE_NO_REDIRECT
         elif code == "budget-exhausted":
             codes = [code]
-            rule = RULE_BUDGET.get(rejection.limit or "", RULE_BUDGET_ORDER)
+            rule = self._budget_rule(rejection.limit or "")
             if target is None:
                 # The limit and the unknown event: which is checked first is SHOULD (X4), and
                 # with it whether the workflow ends now.
@@ -538,6 +565,18 @@ class _Walk:
         else:
             self.turn = None  # a refused event leaves the turn unchanged: MAY
         return expect, rules
+
+    def _budget_rule(self, limit: str) -> str:
+        """The catalog case pinning a reached ``limit`` in this session's context: started as
+        an agent, the kind set with others, or alone (SEMANTICS R16)."""
+        if limit not in RULE_BUDGET:
+            return RULE_BUDGET_ORDER
+        if self.start_rule == RULE_START_AGENT:
+            return RULE_BUDGET_AT_AGENT_START[limit]
+        budget = self.workflow.budget
+        if sum(getattr(budget, kind) is not None for kind in _BUDGET_LIMITS) > 1:
+            return RULE_BUDGET_TOGETHER
+        return RULE_BUDGET[limit]
 
     def _chain(self, target: str) -> tuple[str, int]:
         """How the loop guard refused an event into ``target``: ``("end", redirects)`` at a
@@ -588,10 +627,10 @@ class _Walk:
             return None  # the workflow may have ended: what tool calls do then is not pinned
         if kind == "tool_calls":
             self.session.record_tool_calls(amount)
-            rule = RULE_BUDGET["max_tool_calls"]
+            rule = self._budget_rule("max_tool_calls")
         else:
             self.clock.advance(amount)
-            rule = RULE_BUDGET["max_wall_time_sec"]
+            rule = self._budget_rule("max_wall_time_sec")
         self.exercised[kind.replace("_", " ")] += 1
         self.status = self._status()
         self.status_rule = rule

@@ -358,13 +358,14 @@ class IgnoresProviderAndExtensions(Variant):
         return super().run_composition(self._plain(pack), name, input, mocks)
 
 
-def _text_steps(pack: PackInput) -> tuple[set[str], set[str]]:
-    """The ids and prompt tasks of the prompt and agent steps without ``output_schema``: the
-    calls whose output a runtime may hand on as the model's text (R13)."""
+def _text_steps(pack: PackInput, name: str) -> tuple[set[str], set[str]]:
+    """The ids and prompt tasks of the prompt and agent steps of composition ``name`` without
+    ``output_schema``: the calls whose output a runtime may hand on as the model's text (R13).
+    Only that composition's: another may give the same id to a tool step."""
     ids: set[str] = set()
     tasks: set[str] = set()
     structured: set[str] = set()
-    stack: list[Any] = list(((pack.document or {}).get("compositions") or {}).values())
+    stack: list[Any] = [((pack.document or {}).get("compositions") or {}).get(name)]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
@@ -398,7 +399,7 @@ class StepTextAsString(Variant):
     def run_composition(
         self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
     ) -> Mapping[str, Any]:
-        ids, tasks = _text_steps(pack)
+        ids, tasks = _text_steps(pack, name)
         texts = (
             {
                 key: [_as_text(r) for r in responses] if key in ids or key in tasks else responses

@@ -233,3 +233,51 @@ def test_single_steps(data: st.DataObject) -> None:
     pack = data.draw(strategies.packs())
     step = data.draw(strategies.steps(pack, snapshots=False))
     assert next(iter(step)) in ("event", "set_artifact", "tool_calls", "advance_clock")
+
+
+# -- the contexts of SEMANTICS R16 --------------------------------------------------------------
+
+
+def test_a_start_as_an_agent_is_the_likeliest_start() -> None:
+    pack = {
+        "workflow": {"entry": "start", "states": {"start": {}, "work": {}}},
+        "agents": {"members": {"main": {"state": "start"}, "aide": {"state": "work"}}},
+    }
+    starts = strategies._starts(pack)
+    agents = [s for s in starts if s is not None and s.get("agent") in ("main", "aide")]
+    assert len(agents) > len(starts) - len(agents)
+    assert starts[0] is None  # what starts shrink to: the entry
+
+
+def _extensions_on(pack: dict[str, Any], where: str) -> bool:
+    if where == "member":
+        return any("extensions" in m for m in pack.get("agents", {}).get("members", {}).values())
+    return any(
+        "extensions" in branch
+        for composition in pack.get("compositions", {}).values()
+        for step in composition["steps"]
+        for branch in step.get("branches", [])
+    )
+
+
+@pytest.mark.parametrize("where", ["member", "branch"])
+def test_extensions_reach_every_slot_rfc_0016_allows(where: str) -> None:
+    found = find(
+        strategies.packs(extensions=True, state_agents=True, compositions=True),
+        lambda pack: _extensions_on(pack, where),
+        settings=settings(max_examples=2000, database=None),
+    )
+    assert not [d for d in reference.validate(found) if d.severity == "error"]
+
+
+@pytest.mark.parametrize("mode", ["external", "hybrid"])
+def test_control_agent_states_come_in_every_mode(mode: str) -> None:
+    found = find(
+        strategies.packs(control=True),
+        lambda pack: any(
+            s.get("control") == "agent" and s.get("orchestration") == mode
+            for s in pack["workflow"]["states"].values()
+        ),
+        settings=settings(max_examples=2000, database=None),
+    )
+    assert not [d for d in reference.validate(found) if d.severity == "error"]
