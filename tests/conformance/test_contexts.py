@@ -67,10 +67,18 @@ def test_every_execution_statement_is_tested_in_every_context_it_applies_in(
     assert missing == {}
 
 
-def test_the_table_lists_only_statements_of_the_registry(catalog: Catalog) -> None:
+def test_the_table_lists_only_testable_must_statements_of_the_registry(catalog: Catalog) -> None:
+    """A statement whose keyword or testability changes leaves the table with it."""
     table = load_context_table()
     unknown = sorted(set(table.entries) - set(catalog.registry.by_id))
     assert unknown == []
+    weaker = sorted(
+        statement
+        for statement in table.entries
+        if not catalog.registry.by_id[statement].testable
+        or catalog.registry.by_id[statement].requirement() != "MUST"
+    )
+    assert weaker == []
 
 
 def test_every_dimension_of_every_entry_applies_or_says_why() -> None:
