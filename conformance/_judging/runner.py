@@ -62,6 +62,7 @@ from conformance._catalog.steps import (
     without_advisory,
 )
 from conformance._judging.checks import Check, weaker
+from conformance._judging.numbers import LOOP_CODES, loop_numbers
 from conformance._runtime.adapter import Adapter, Call
 from conformance._runtime.boundary import Guard, PartTimeout, Reported
 from conformance._runtime.operations import BY_NAME
@@ -796,7 +797,18 @@ def _run_step(script: _Script, number: int, step: Step, context: Context) -> Non
     expectation = step.expectation
     miss = expectation.check(observed, details=False)
     if miss is not None:
-        raise script.fail(miss.message, number, miss.mismatch)
+        message = miss.message
+        if LOOP_CODES & set(expectation.codes) or "budget_exhausted" in message:
+            # The limit and the count that decide it (max_visits, max_total_visits).
+            moved = transition or {}
+            where = (moved.get("from"), moved.get("to"))
+            try:
+                message += loop_numbers(script.case.pack.document, observed.state(), where)
+            except AdapterGaveUp:
+                raise
+            except Exception:  # a help: the failure stands without its numbers
+                pass
+        raise script.fail(message, number, miss.mismatch)
     if number in script.details:
         script.judge_details(number, expectation.check(observed, details=True))
 

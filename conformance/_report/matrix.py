@@ -80,7 +80,15 @@ class Matrix:
     areas: tuple[str, ...]
 
     def name(self, index: int) -> str:
-        """Column ``index``'s runtime: name and version (else the adapter spec)."""
+        """Column ``index``'s runtime: name and version (else the adapter spec); with its
+        adapter and report file when another column names the same runtime (two runs of one
+        runtime, or two adapters of it), so that every column is told apart."""
+        own = self._runtime(index)
+        if sum(self._runtime(i) == own for i in range(len(self.reports))) == 1:
+            return own
+        return f"{own} ({self.reports[index].header.adapter}, {self.labels[index]})"
+
+    def _runtime(self, index: int) -> str:
         capabilities = self.reports[index].header.capabilities
         return (
             f"{capabilities.name} {capabilities.version}".strip()
@@ -193,6 +201,7 @@ def _level_table(matrix: Matrix) -> tuple[list[str], list[list[str]]]:
     headers = ["", *(matrix.name(i) for i in range(len(matrix.reports)))]
     rows = [
         ["report", *matrix.labels],
+        ["adapter", *(r.header.adapter for r in matrix.reports)],
         ["language", *(r.header.capabilities.language or "-" for r in matrix.reports)],
         ["spec version", *(r.header.selection.spec_version for r in matrix.reports)],
         ["claims", *(_claims(r) for r in matrix.reports)],

@@ -134,3 +134,21 @@ def test_the_cli_refuses_a_single_run_view_of_several_reports_and_unrelated_file
     err = capsys.readouterr().err
     assert "share no case part" in err
     assert "Traceback" not in err
+
+
+def test_columns_of_one_runtime_are_told_apart_by_adapter_and_report(
+    three: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    reports = [read_report(path) for path in three]
+    matrix = build_matrix(reports, [p.name for p in three])
+    names = [matrix.name(i) for i in range(3)]
+    assert len(set(names)) == 3
+    # The two runs of the reference carry their adapter and file; the other runtime its name.
+    assert names[0].endswith(f"(reference, {three[0].name})")
+    assert names[2].endswith(f"(reference, {three[2].name})")
+    assert "(" not in names[1]
+    assert report(*three) == 0
+    text = capsys.readouterr().out
+    assert re.search(
+        r"^adapter +\| reference +\| breaking:OneLevelRedirects +\| reference", text, re.M
+    )
