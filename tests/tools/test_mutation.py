@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import ast
+import json
+import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from conformance._catalog.cases import load_catalog
 from tools.mutation._campaign import MODULES, choose, every_mutant
-from tools.mutation._mutants import apply, mutants
+from tools.mutation._mutants import Mutant, apply, mutants
 from tools.mutation._survivors import KINDS, read_survivors
+from tools.mutation._worker import ROOT, source_of
 
 SOURCE = '''\
 """A module docstring."""
@@ -109,3 +115,88 @@ def test_a_bad_survivors_entry_says_which_and_what_to_write(
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ValueError, match=message):
         read_survivors(path)
+
+
+SAMPLE = [
+    # (module, change, the line it changes): found by their text, so that edits elsewhere in a
+    # module do not move them. Each is killed by a MUST check.
+    (
+        "reference._workflow.session",
+        "is not -> is",
+        "if tripwire is not None:  # a budget to watch, or the session has ended",
+    ),
+    ("reference._workflow.session", "0 -> 1", "self._tripwire = 0"),
+    (
+        "reference._workflow.rules",
+        "and -> or",
+        "if isinstance(states, dict) and isinstance(value, str) and value not in states:",
+    ),
+    (
+        "reference._compositions.run",
+        ">= -> >",
+        "if step.max_steps is not None and attempt.rounds >= step.max_steps:",
+    ),
+    ("reference._compositions.rules", "expr -> pass", 'pending.append((node["not"], (at, "not")))'),
+]
+
+
+def _sample_mutant(module: str, change: str, line: str) -> Mutant:
+    text = source_of(module).splitlines()
+    found = [
+        m
+        for m in mutants(module, source_of(module))
+        if m.description == change and text[m.line - 1].strip() == line
+    ]
+    # The one after a max-visits refusal: the last "self._tripwire = 0" in _redirect.
+    if module == "reference._workflow.session" and line == "self._tripwire = 0":
+        found = [m for m in found if "_redirect" in _function_at(text, m.line)]
+    assert len(found) == 1, (module, change, line, found)
+    return found[0]
+
+
+def _function_at(lines: list[str], number: int) -> str:
+    return next(t for t in reversed(lines[:number]) if t.lstrip().startswith("def "))
+
+
+@pytest.fixture(scope="module")
+def catalog_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("mutation") / "cases.pickle"
+    path.write_bytes(pickle.dumps(tuple(load_catalog().cases)))
+    return path
+
+
+@pytest.mark.parametrize(("module", "change", "line"), SAMPLE, ids=[s[2][:40] for s in SAMPLE])
+def test_a_fixed_sample_of_mutants_is_killed_by_a_check(
+    catalog_file: Path, module: str, change: str, line: str
+) -> None:
+    mutant = _sample_mutant(module, change, line)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.mutation._worker",
+            str(catalog_file),
+            module,
+            str(mutant.index),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    verdict = json.loads(done.stdout.strip().splitlines()[-1])
+    assert verdict["verdict"] == "check", verdict
+
+
+def test_the_unchanged_reference_survives(catalog_file: Path) -> None:
+    """The measure means something only if the catalog passes every check on the reference."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tools.mutation._worker", str(catalog_file), "-", "0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"verdict": "survived"}
