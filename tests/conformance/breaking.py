@@ -17,6 +17,7 @@ switched on in :mod:`mini_runtime`, a runtime written apart from the reference
 ``Flaky``                       every other ``send`` is refused: the outcome depends on the run
 ``ExitsTheProcess``             calls ``sys.exit(3)`` while validating
 ``RaisesBaseException``         raises a ``BaseException`` subclass while starting a session
+``IgnoresInsideNot``            never checks the predicate a ``not`` wraps (RFC 0010 rule 14)
 =============================  ====================================================================
 
 The fakes of :data:`CONTEXT_BUGS` each break one statement in one context only (SEMANTICS R16):
@@ -533,6 +534,28 @@ class KeepsAgentTurnAtTerminal(WrapsSessions, _AllAreas):
 
     def wrap(self, pack: PackInput, session: Any) -> Any:
         return _TerminalAgentTurn(session, workflow_of(pack).get("states") or {})
+
+
+class IgnoresInsideNot(_AllAreas):
+    """Finds nothing wrong inside a ``not`` predicate: a validator that checks the top of a
+    branch's predicate but not what ``not`` wraps, as a mutant of the reference did. RFC 0010
+    rule 14: "BranchStep.predicate MUST conform to the constrained Predicate shape", and
+    ``NotPredicate`` wraps a ``Predicate``."""
+
+    NAME = "ignores-inside-not"
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        return [d for d in super().validate(pack) if "/predicate/not" not in (d["path"] or "")]
+
+    def load(self, pack: PackInput) -> None:
+        if not any(d["severity"] == "error" for d in self.validate(pack)):
+            return
+        super().load(pack)
+
+
+MUTANT_BUGS = {"IgnoresInsideNot": "compositions"}
+"""Fakes that break a rule the way a surviving mutant of the reference did (tools/mutation),
+each with the area whose level it must lose."""
 
 
 AREA_BUGS = {

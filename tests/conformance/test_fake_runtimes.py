@@ -759,6 +759,21 @@ def test_a_runtime_breaking_a_statement_in_one_context_loses_a_level_there(
 
 
 @pytest.mark.usefixtures("fakes_importable")
+@pytest.mark.parametrize("name", sorted(breaking.MUTANT_BUGS))
+def test_a_runtime_breaking_a_rule_as_a_surviving_mutant_did_loses_a_level(
+    name: str, catalog: Catalog
+) -> None:
+    """The cases written for the reference's surviving mutants catch a runtime that breaks
+    the rule the same way, at MUST."""
+    reference, _ = measured("conformance:ReferenceAdapter", catalog)
+    levels, results = measured(f"breaking:{name}", catalog)
+    mine, best = area_levels(levels), area_levels(reference)
+    area = breaking.MUTANT_BUGS[name]
+    assert (mine[area] or 0) < (best[area] or 0), (area, mine)
+    assert not judge(verdicts(results), levels).passed
+
+
+@pytest.mark.usefixtures("fakes_importable")
 def test_no_false_pass_from_a_start_that_returns_nothing(catalog: Catalog) -> None:
     """A ``start()`` that returns None is an adapter fault, never an expected refusal."""
     _, results = measured("breaking:StartReturnsNone", catalog)
