@@ -79,10 +79,12 @@ def add_fuzz_parser(commands: Any) -> None:
     )
     fuzz.add_argument(
         "--database",
-        metavar="DIR",
+        metavar="DIR|URL",
         default=str(Path(".ppconf") / "fuzz"),
         help="the example database: failures found are kept here and tried first next time "
-        "(default .ppconf/fuzz; share one directory between runs to share them)",
+        "(default .ppconf/fuzz; share one directory between runs to share them), or a Redis "
+        "server shared by many machines, redis://HOST:PORT/N, each keeping its own findings "
+        "in .ppconf/fuzz too (pip install 'ppconf[redis]'; docs/fuzzing.md)",
     )
     fuzz.add_argument("--no-database", action="store_true", help="keep no example database at all")
     fuzz.add_argument(
@@ -253,14 +255,28 @@ def _show_json(args: argparse.Namespace, result: FuzzResult, out: TextIO) -> int
 
 
 def _database(path: str) -> ExampleDatabase:
-    """The example database folder at ``path``; a path that is a file is refused, since
-    Hypothesis would silently keep nothing there.
+    """The example database folder at ``path``, or the shared server at that URL over the
+    folder .ppconf/fuzz; a path that is a file is refused, since Hypothesis would silently keep
+    nothing there.
 
     Raises:
         OutputError: the path is not a folder, and cannot be made one.
+        DatabaseError: the URL cannot be used (see :func:`open_database`).
     """
-    from conformance._fuzz.engine import database_at  # noqa: PLC0415
+    from conformance._fuzz.databases import is_url, open_database  # noqa: PLC0415
+    from conformance._fuzz.engine import DEFAULT_DATABASE, database_at  # noqa: PLC0415
 
+    if is_url(path):
+        local = _folder(str(DEFAULT_DATABASE))
+        return open_database(path, local=local, warn=_warn)
+    return database_at(_folder(path))
+
+
+def _warn(message: str) -> None:
+    print(f"ppconf fuzz: warning: {message}", file=sys.stderr, flush=True)
+
+
+def _folder(path: str) -> Path:
     folder = Path(path)
     if folder.exists() and not folder.is_dir():
         raise OutputError(
@@ -272,7 +288,7 @@ def _database(path: str) -> ExampleDatabase:
     except OSError as error:
         reason = error.strerror or error
         raise OutputError(f"--database {path}: cannot make the folder: {reason}") from None
-    return database_at(folder)
+    return folder
 
 
 def _export_folder(path: str) -> list[Path]:
