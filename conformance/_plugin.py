@@ -21,9 +21,10 @@ from __future__ import annotations
 import contextlib
 import random
 import sys
+import warnings
 from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -48,6 +49,9 @@ from conformance._report.views import VIEWS, render_view
 from conformance._runtime.adapter import Capabilities
 from conformance._runtime.adapter_spec import REFERENCE, load_adapter
 from conformance._runtime.boundary import refusing_exit
+
+if TYPE_CHECKING:
+    from hypothesis.database import ExampleDatabase
 
 __all__ = [
     "CaseFailure",
@@ -93,6 +97,11 @@ class _PluginState:
         timeout = option.ppconf_timeout
         self.timeout: float = timeout
         self.fuzz: int | None = option.ppconf_fuzz
+        self.fuzz_database: ExampleDatabase | None = (
+            _fuzz_database(option.ppconf_fuzz_database, config.rootpath)
+            if self.fuzz is not None and option.ppconf_fuzz_database
+            else None
+        )
         for fmt, _ in option.ppconf_report:
             if fmt != "json" and fmt not in VIEWS:
                 raise pytest.UsageError(
@@ -206,6 +215,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 ("--ppconf-catalog", option.ppconf_catalog),
                 ("--ppconf-report", option.ppconf_report),
                 ("--ppconf-fuzz", option.ppconf_fuzz),
+                ("--ppconf-fuzz-database", option.ppconf_fuzz_database),
             )
             if value
         ]
@@ -220,6 +230,22 @@ def pytest_configure(config: pytest.Config) -> None:
     state = _PluginState(config)
     config.stash[_STATE] = state
     config.pluginmanager.register(_SessionHooks(state), "ppconf-session")
+
+
+def _fuzz_database(where: str, root: Path) -> ExampleDatabase:
+    """The example database ``--ppconf-fuzz-database`` names (a folder under ``root`` when
+    relative); a bad one is a usage error."""
+    from conformance._fuzz.databases import DatabaseError, is_url, open_database  # noqa: PLC0415
+
+    def warn(message: str) -> None:
+        warnings.warn(f"ppconf: {message}", stacklevel=1)
+
+    path = where if is_url(where) else str(root / where)
+    try:
+        local = root / ".ppconf" / "fuzz"
+        return open_database(path, local=local, warn=warn, option="--ppconf-fuzz-database")
+    except DatabaseError as error:
+        raise pytest.UsageError(f"ppconf: {error}") from None
 
 
 class CatalogCollector(pytest.Collector):
@@ -316,9 +342,9 @@ class FuzzItem(pytest.Item):
         from conformance._fuzz.report import render_finding  # noqa: PLC0415
 
         state = self.config.stash[_STATE]
-        # A loaded Hypothesis profile's database (e.g. Redis, shared by CI machines) wins.
+        # --ppconf-fuzz-database wins, then a loaded Hypothesis profile's database.
         shared = settings.get_current_profile_name() != "default"
-        database = (
+        database = state.fuzz_database or (
             settings().database
             if shared
             else database_at(self.config.rootpath / ".ppconf" / "fuzz")

@@ -68,9 +68,11 @@ def shown(url: str) -> str:
     return parts._replace(netloc=user + host).geturl()
 
 
-def open_database(where: str, *, local: Path, warn: Warn) -> ExampleDatabase:
+def open_database(
+    where: str, *, local: Path, warn: Warn, option: str = "--database"
+) -> ExampleDatabase:
     """The example database at ``where``: a folder, or a shared server's URL layered over the
-    folder ``local``.
+    folder ``local``. ``option`` is what an error names (the option that gave ``where``).
 
     Raises:
         DatabaseError: a URL of another scheme or malformed, no Redis client installed, or a
@@ -78,46 +80,46 @@ def open_database(where: str, *, local: Path, warn: Warn) -> ExampleDatabase:
     """
     if not is_url(where):
         return DirectoryBasedExampleDatabase(str(where))
-    shared = _redis(where, warn, local)
+    shared = _redis(where, warn, local, option)
     return MultiplexedDatabase(DirectoryBasedExampleDatabase(str(local)), shared)
 
 
-def _checked(url: str) -> SplitResult:
+def _checked(url: str, option: str) -> SplitResult:
     """The parts of a shared database's URL, checked before any connection is tried."""
     name = shown(url)
     parts = urlsplit(url)
     if parts.scheme not in SCHEMES:
         raise DatabaseError(
-            f"--database {name}: a shared example database is a Redis server, {_EXAMPLE} "
+            f"{option} {name}: a shared example database is a Redis server, {_EXAMPLE} "
             "(or a folder)"
         )
     try:
         port = parts.port
     except ValueError:
         raise DatabaseError(
-            f"--database {name}: the port is not a number from 1 to 65535; write {_EXAMPLE}"
+            f"{option} {name}: the port is not a number from 1 to 65535; write {_EXAMPLE}"
         ) from None
     if not parts.hostname or port == 0:
-        raise DatabaseError(f"--database {name}: the URL names no server; write {_EXAMPLE}")
+        raise DatabaseError(f"{option} {name}: the URL names no server; write {_EXAMPLE}")
     number = parts.path.lstrip("/")
     if number and not (number.isascii() and number.isdigit()):
         raise DatabaseError(
-            f"--database {name}: the database {number!r} is not a number; write {_EXAMPLE}"
+            f"{option} {name}: the database {number!r} is not a number; write {_EXAMPLE}"
         )
     if parts.query or parts.fragment:
-        raise DatabaseError(f"--database {name}: the URL takes no options; write {_EXAMPLE}")
+        raise DatabaseError(f"{option} {name}: the URL takes no options; write {_EXAMPLE}")
     return parts
 
 
-def _redis(url: str, warn: Warn, local: Path) -> ExampleDatabase:
-    _checked(url)
+def _redis(url: str, warn: Warn, local: Path, option: str) -> ExampleDatabase:
+    _checked(url, option)
     name = shown(url)
     try:
         import redis  # noqa: PLC0415 (an optional extra)
         from hypothesis.extra.redis import RedisExampleDatabase  # noqa: PLC0415
     except ImportError:
         raise DatabaseError(
-            f"--database {name}: the Redis client is not installed; "
+            f"{option} {name}: the Redis client is not installed; "
             "pip install 'ppconf[redis]' (or give a folder)"
         ) from None
     client = redis.Redis.from_url(
@@ -128,7 +130,7 @@ def _redis(url: str, warn: Warn, local: Path) -> ExampleDatabase:
     except (redis.RedisError, OSError) as error:
         client.close()
         raise DatabaseError(
-            f"--database {name}: the server does not answer ({_reason(error)}); start it, or "
+            f"{option} {name}: the server does not answer ({_reason(error)}); start it, or "
             "check the host, port and password"
         ) from None
     database = RedisExampleDatabase(client, key_prefix=KEY_PREFIX)

@@ -9,17 +9,19 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from conformance._cli import main
-from conformance._fuzz.databases import DatabaseError, open_database, shown
+from conformance._fuzz.databases import KEY_PREFIX, DatabaseError, open_database, shown
 from conformance._fuzz.engine import BATCH
 
-ROOT = Path(__file__).resolve().parents[2]
+pytest_plugins = ["pytester"]
+
+RunPytest = Callable[..., pytest.RunResult]
 
 
 def _free_port() -> int:
@@ -201,3 +203,42 @@ def test_a_password_is_never_shown() -> None:
 def test_a_folder_is_a_folder(tmp_path: Path) -> None:
     database = open_database(str(tmp_path / "db"), local=tmp_path / "unused", warn=pytest.fail)
     assert isinstance(database, DirectoryBasedExampleDatabase)
+
+
+# -- the plugin's setting -------------------------------------------------------------------------
+
+
+def test_the_plugin_refuses_a_bad_url_with_its_own_option(run_pytest: RunPytest) -> None:
+    url = "redis://127.0.0.1:notaport/0"
+    result = run_pytest(
+        "--ppconf-adapter=reference", "--ppconf-fuzz=5", f"--ppconf-fuzz-database={url}"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"ppconf: --ppconf-fuzz-database {url}: the port is not a number" in (
+        result.stderr.str()
+    )
+
+
+def test_the_plugin_setting_needs_an_adapter(run_pytest: RunPytest) -> None:
+    result = run_pytest("--ppconf-fuzz-database=redis://127.0.0.1:1/0")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--ppconf-fuzz-database needs --ppconf-adapter" in result.stderr.str()
+
+
+def test_the_plugin_keeps_its_findings_on_the_shared_server(
+    server: Server, run_pytest_subprocess: RunPytest
+) -> None:
+    import redis  # noqa: PLC0415
+
+    result = run_pytest_subprocess(
+        "--ppconf-adapter=breaking:BudgetOffByOne",
+        "--ppconf-fuzz=500",
+        "--ppconf-area=loops",
+        f"--ppconf-fuzz-database={server.url}",
+    )
+    result.assert_outcomes(failed=1)
+    client = redis.Redis(port=server.port)
+    try:
+        assert client.keys(KEY_PREFIX + b"*")
+    finally:
+        client.close()
