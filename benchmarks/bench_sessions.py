@@ -18,16 +18,23 @@ rate of each in events per second and the median, over the N pairs, of the floor
 the reference's (the target is at most 1.3). Then the same without a budget (the floor drops
 its budget checks and the clock), and for one long session (200,000 events), where the history
 grows: the reference must not lose its speed there either.
+
+Last, a long session read as a driver reads it: the time of one ``state()`` after 10 events and
+after ``--state-events`` (default 1,000,000), which must be the same (the records are made when
+first read, not on every call), the time of reading the whole history once, and the memory each
+event adds (``tracemalloc``), without artifacts and with one artifact written once.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import time
+import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
-from _timing import alternating_seconds
+from _timing import alternating_seconds, median_seconds
 
 import reference
 
@@ -135,18 +142,55 @@ def compare(label: str, sessions: int, events: int, repeat: int, budget: bool = 
     )
 
 
+def artifact_pack() -> dict[str, Any]:
+    """:func:`loop_pack` whose state ``a`` declares one artifact, so every event records them."""
+    pack = loop_pack()
+    pack["workflow"]["states"]["a"]["artifacts"] = {"notes": {"type": "text", "mode": "replace"}}
+    return pack
+
+
+def long_session(label: str, pack: dict[str, Any], counts: tuple[int, ...], repeat: int) -> None:
+    """Print, after each count of events, one state()'s median time, the time to read its
+    history once, and the memory each event added."""
+    workflow = reference.compile_workflow(pack)
+    for events in counts:
+        session = reference.start_session(workflow, clock=reference.ManualClock())
+        if workflow.declares_artifacts:
+            session.set_artifact("notes", "written once")
+        send = session.send
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(events):
+            send("Next")
+        grown = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        call = median_seconds(session.state, repeat)
+        start = time.perf_counter()
+        read = len(list(session.state()["history"]))
+        reading = time.perf_counter() - start
+        print(
+            f"{label}, after {events:,} events: state() {call * 1e6:,.1f} us, "
+            f"reading its {read:,} history entries {reading * 1e3:,.1f} ms, "
+            f"{grown / events:,.0f} bytes per event"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--sessions", type=int, default=1_000)
     parser.add_argument("--events", type=int, default=999)
     parser.add_argument("--long", type=int, default=200_000, help="events of the long session")
+    parser.add_argument("--state-events", type=int, default=1_000_000)
     args = parser.parse_args()
     print(f"medians of {args.repeat} runs in turn; 3-state loop, a manual clock")
     short = f"{args.sessions:,} fresh sessions of {args.events:,} events"
     compare(f"{short}, all budgets", args.sessions, args.events, args.repeat)
     compare(f"{short}, no budget", args.sessions, args.events, args.repeat, budget=False)
     compare(f"one session of {args.long:,} events, all budgets", 1, args.long, args.repeat)
+    counts = (10, args.state_events)
+    long_session("no artifact", loop_pack(), counts, args.repeat)
+    long_session("one artifact", artifact_pack(), counts, args.repeat)
 
 
 if __name__ == "__main__":

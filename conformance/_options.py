@@ -241,6 +241,15 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
         metavar="N",
         cli=False,
     ),
+    RunOption(
+        "fuzz-database",
+        "text",
+        "with --ppconf-fuzz, where failures found are kept and tried first next time: a folder, "
+        "or a Redis server shared by many machines, redis://HOST:PORT/N, over the local "
+        ".ppconf/fuzz (default: a loaded Hypothesis profile's database, else .ppconf/fuzz)",
+        metavar="DIR|URL",
+        cli=False,
+    ),
     RunOption("report", "reports", REPORT_HELP, metavar=("FORMAT", "PATH")),
 )
 """Every option of a run, in the order of ``--help``."""

@@ -19,11 +19,15 @@ adapter's process group killed, exit status 128 + the signal.
 from __future__ import annotations
 
 import contextlib
+import os
+import pickle
 import random
 import sys
+import tempfile
+import warnings
 from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -48,6 +52,9 @@ from conformance._report.views import VIEWS, render_view
 from conformance._runtime.adapter import Capabilities
 from conformance._runtime.adapter_spec import REFERENCE, load_adapter
 from conformance._runtime.boundary import refusing_exit
+
+if TYPE_CHECKING:
+    from hypothesis.database import ExampleDatabase
 
 __all__ = [
     "CaseFailure",
@@ -93,6 +100,11 @@ class _PluginState:
         timeout = option.ppconf_timeout
         self.timeout: float = timeout
         self.fuzz: int | None = option.ppconf_fuzz
+        self.fuzz_database: ExampleDatabase | None = (
+            _fuzz_database(option.ppconf_fuzz_database, config.rootpath)
+            if self.fuzz is not None and option.ppconf_fuzz_database
+            else None
+        )
         for fmt, _ in option.ppconf_report:
             if fmt != "json" and fmt not in VIEWS:
                 raise pytest.UsageError(
@@ -108,7 +120,8 @@ class _PluginState:
             self.catalog: Catalog = (
                 Catalog(Path(), ())
                 if self.fuzz is not None
-                else load_catalog(option.ppconf_catalog, extra=option.ppconf_extra_catalog)
+                else _handed_catalog(config)
+                or load_catalog(option.ppconf_catalog, extra=option.ppconf_extra_catalog)
             )
             self.expected: dict[str, ExpectedFailure] = (
                 load_expected_failures(
@@ -137,6 +150,23 @@ class _PluginState:
         self.judgement: Judgement | None = None
         self.unwritten = 0  # reports asked for that could not be written
         self.stop_signal: int | None = None  # the stop signal that ended the session, if any
+        self.handed: Path | None = None  # the catalog as handed to xdist workers (see below)
+
+    def hand_catalog(self) -> str:
+        """The catalog, pickled once into a private file for the xdist workers: each reads it
+        in a twentieth of the time parsing the case files takes (the controller parsed and
+        checked them already)."""
+        if self.handed is None:
+            descriptor, name = tempfile.mkstemp(prefix="ppconf-catalog-", suffix=".pickle")
+            with os.fdopen(descriptor, "wb") as out:
+                pickle.dump(self.catalog, out, protocol=pickle.HIGHEST_PROTOCOL)
+            self.handed = Path(name)
+        return str(self.handed)
+
+    def drop_handed(self) -> None:
+        if self.handed is not None:
+            self.handed.unlink(missing_ok=True)
+            self.handed = None
 
     def capabilities(self) -> Capabilities:
         try:
@@ -206,6 +236,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 ("--ppconf-catalog", option.ppconf_catalog),
                 ("--ppconf-report", option.ppconf_report),
                 ("--ppconf-fuzz", option.ppconf_fuzz),
+                ("--ppconf-fuzz-database", option.ppconf_fuzz_database),
             )
             if value
         ]
@@ -220,6 +251,38 @@ def pytest_configure(config: pytest.Config) -> None:
     state = _PluginState(config)
     config.stash[_STATE] = state
     config.pluginmanager.register(_SessionHooks(state), "ppconf-session")
+
+
+_HANDED = "ppconf_catalog"
+"""The key of the xdist worker input that names the controller's pickled catalog."""
+
+
+def _handed_catalog(config: pytest.Config) -> Catalog | None:
+    """In an xdist worker, the catalog its controller loaded (see
+    :meth:`_PluginState.hand_catalog`); else ``None``."""
+    path = getattr(config, "workerinput", {}).get(_HANDED)
+    if path is None:
+        return None
+    # The controller wrote this file for this session, readable by its own user only.
+    with open(path, "rb") as handed:
+        catalog: Catalog = pickle.load(handed)
+    return catalog
+
+
+def _fuzz_database(where: str, root: Path) -> ExampleDatabase:
+    """The example database ``--ppconf-fuzz-database`` names (a folder under ``root`` when
+    relative); a bad one is a usage error."""
+    from conformance._fuzz.databases import DatabaseError, is_url, open_database  # noqa: PLC0415
+
+    def warn(message: str) -> None:
+        warnings.warn(f"ppconf: {message}", stacklevel=1)
+
+    path = where if is_url(where) else str(root / where)
+    try:
+        local = root / ".ppconf" / "fuzz"
+        return open_database(path, local=local, warn=warn, option="--ppconf-fuzz-database")
+    except DatabaseError as error:
+        raise pytest.UsageError(f"ppconf: {error}") from None
 
 
 class CatalogCollector(pytest.Collector):
@@ -316,9 +379,9 @@ class FuzzItem(pytest.Item):
         from conformance._fuzz.report import render_finding  # noqa: PLC0415
 
         state = self.config.stash[_STATE]
-        # A loaded Hypothesis profile's database (e.g. Redis, shared by CI machines) wins.
+        # --ppconf-fuzz-database wins, then a loaded Hypothesis profile's database.
         shared = settings.get_current_profile_name() != "default"
-        database = (
+        database = state.fuzz_database or (
             settings().database
             if shared
             else database_at(self.config.rootpath / ".ppconf" / "fuzz")
@@ -380,6 +443,12 @@ class _SessionHooks:
         controller = session.config.pluginmanager.has_plugin("dsession")
         self._signals.enter_context(stop_signals(at_once=controller, on_stop=stop_after_this_item))
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """xdist: hand each worker the catalog loaded here, instead of parsing it again."""
+        if self.state.fuzz is None:
+            node.workerinput[_HANDED] = self.state.hand_catalog()
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
         """Run the items with ``os._exit`` refused (see :func:`refusing_exit`)."""
@@ -412,6 +481,7 @@ class _SessionHooks:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """Judge the session as ``ppconf run`` judges a run."""
         state = self.state
+        state.drop_handed()
         if STOP.requested:
             state.stop_signal = STOP.signum
             state.runner.guard.terminate()  # a stop: no goodbye, the process group goes now
@@ -447,6 +517,7 @@ class _SessionHooks:
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Let an adapter holding a process (cmd:) shut it down; give the signals back."""
+        self.state.drop_handed()  # the catalog handed to xdist workers, however it ended
         self.state.runner.guard.close()
         self._signals.close()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -79,10 +80,12 @@ def add_fuzz_parser(commands: Any) -> None:
     )
     fuzz.add_argument(
         "--database",
-        metavar="DIR",
+        metavar="DIR|URL",
         default=str(Path(".ppconf") / "fuzz"),
         help="the example database: failures found are kept here and tried first next time "
-        "(default .ppconf/fuzz; share one directory between runs to share them)",
+        "(default .ppconf/fuzz; share one directory between runs to share them), or a Redis "
+        "server shared by many machines, redis://HOST:PORT/N, each keeping its own findings "
+        "in .ppconf/fuzz too (pip install 'ppconf[redis]'; docs/fuzzing.md)",
     )
     fuzz.add_argument("--no-database", action="store_true", help="keep no example database at all")
     fuzz.add_argument(
@@ -110,7 +113,7 @@ def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
         with stop_signals(), refusing_exit():
             adapter = open_adapter(args)  # an AdapterError is reported by main()
             guard = Guard(adapter)
-            progress = _Progress(sys.stderr)
+            progress = _Progress(sys.stderr, args.max_time)
             try:
                 try:
                     claims = guard.capabilities().claims
@@ -141,19 +144,33 @@ def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _show(args: argparse.Namespace, result: FuzzResult, out: TextIO) -> int:
-    from conformance._fuzz.report import export, render_finding, render_summary  # noqa: PLC0415
+    from conformance._fuzz.report import render_campaign, render_summary  # noqa: PLC0415
 
     if args.format == "json":
         return _show_json(args, result, out)
-    if not result.found:
-        print(render_summary(result, args.adapter), file=out)
-        if not result.tally.examples:
-            print("no example ran: give more time (--max-time) or examples", file=out)
-            return EXIT_FAILED
-        if result.tally.unsupported == result.tally.examples:
-            print("nothing was compared: the runtime skipped every example", file=out)
-            return EXIT_FAILED
-        return EXIT_OK
+    exported: dict[int, Path] = {}
+    status = _show_findings(args, result, out, exported) if result.found else EXIT_OK
+    if args.max_time:
+        print(render_campaign(result, exported), file=out)
+    if result.found:
+        return status
+    print(render_summary(result, args.adapter), file=out)
+    if not result.tally.examples:
+        print("no example ran: give more time (--max-time) or examples", file=out)
+        return EXIT_FAILED
+    if result.tally.unsupported == result.tally.examples:
+        print("nothing was compared: the runtime skipped every example", file=out)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _show_findings(
+    args: argparse.Namespace, result: FuzzResult, out: TextIO, exported: dict[int, Path]
+) -> int:
+    """Print each finding (and export it with --export); ``exported`` gets each written path
+    by the finding's index."""
+    from conformance._fuzz.report import export, render_finding  # noqa: PLC0415
+
     status = EXIT_FAILED
     for index, found in enumerate(result.found):
         if index:
@@ -177,6 +194,7 @@ def _show(args: argparse.Namespace, result: FuzzResult, out: TextIO) -> int:
                 report_error(f"cannot write the case under {args.export}: {reason}")
                 status = EXIT_UNUSABLE
                 continue
+            exported[index] = path
             print(f"written: {path} (ppconf run --catalog {args.export} --adapter ...)", file=out)
         elif not args.keep_going or index == len(result.found) - 1:
             print("add --export DIR to write it as a case file", file=out)
@@ -253,14 +271,28 @@ def _show_json(args: argparse.Namespace, result: FuzzResult, out: TextIO) -> int
 
 
 def _database(path: str) -> ExampleDatabase:
-    """The example database folder at ``path``; a path that is a file is refused, since
-    Hypothesis would silently keep nothing there.
+    """The example database folder at ``path``, or the shared server at that URL over the
+    folder .ppconf/fuzz; a path that is a file is refused, since Hypothesis would silently keep
+    nothing there.
 
     Raises:
         OutputError: the path is not a folder, and cannot be made one.
+        DatabaseError: the URL cannot be used (see :func:`open_database`).
     """
-    from conformance._fuzz.engine import database_at  # noqa: PLC0415
+    from conformance._fuzz.databases import is_url, open_database  # noqa: PLC0415
+    from conformance._fuzz.engine import DEFAULT_DATABASE, database_at  # noqa: PLC0415
 
+    if is_url(path):
+        local = _folder(str(DEFAULT_DATABASE))
+        return open_database(path, local=local, warn=_warn)
+    return database_at(_folder(path))
+
+
+def _warn(message: str) -> None:
+    print(f"ppconf fuzz: warning: {message}", file=sys.stderr, flush=True)
+
+
+def _folder(path: str) -> Path:
     folder = Path(path)
     if folder.exists() and not folder.is_dir():
         raise OutputError(
@@ -272,7 +304,7 @@ def _database(path: str) -> ExampleDatabase:
     except OSError as error:
         reason = error.strerror or error
         raise OutputError(f"--database {path}: cannot make the folder: {reason}") from None
-    return database_at(folder)
+    return folder
 
 
 def _export_folder(path: str) -> list[Path]:
@@ -308,30 +340,71 @@ def _remove_if_empty(folders: list[Path]) -> None:
 
 
 class _Progress:
-    """One self-overwriting line on a terminal (examples so far, findings); silent otherwise."""
+    """How a run is going, on stderr: one self-overwriting line on a terminal; elsewhere (a CI
+    log), for a run with a time limit, one line at a steady interval, so that an hour-long
+    campaign shows it is alive without flooding the log; nothing for a run of a few examples."""
 
     EVERY = 0.2
-    """Seconds between two updates."""
+    """Seconds between two updates of the terminal line."""
+    LOG_EVERY = (30.0, 600.0)
+    """The shortest and longest interval between two log lines: a twentieth of the time limit
+    within these bounds (a minute for a 20-minute campaign, ten for a day's)."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(
+        self,
+        stream: TextIO,
+        max_time: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.stream = stream
-        self.enabled = stream.isatty()
-        self.last = 0.0
+        self.clock = clock
+        self.terminal = stream.isatty()
+        self.max_time = max_time
+        if self.terminal:
+            self.every: float | None = self.EVERY
+        elif max_time is not None:
+            low, high = self.LOG_EVERY
+            self.every = min(max(max_time / 20, low), high)
+        else:
+            self.every = None
+        self.started = clock()
+        self.last = self.started
         self.shown = False
 
     def show(self, examples: int, findings: int, shrinking: bool) -> None:
-        now = time.monotonic()
-        if not self.enabled or now - self.last < self.EVERY:
+        now = self.clock()
+        if self.every is None or now - self.last < self.every:
             return
         self.last = now
-        text = f"fuzz: {examples} examples, {findings} divergence(s)"
+        text = self.line(examples, findings, shrinking, now - self.started)
+        if self.terminal:
+            self.stream.write("\r" + text.ljust(70))
+            self.shown = True
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def line(self, examples: int, findings: int, shrinking: bool, elapsed: float) -> str:
+        """``fuzz: 1,234 examples (6.2/s), 0 divergence(s), 9m20s left``."""
+        rate = examples / elapsed if elapsed > 0 else 0.0
+        text = f"fuzz: {examples:,} examples ({rate:,.1f}/s), {findings} divergence(s)"
         if shrinking:
             text += ", shrinking"
-        self.stream.write("\r" + text.ljust(70))
-        self.stream.flush()
-        self.shown = True
+        if self.max_time is not None:
+            text += f", {_duration(max(self.max_time - elapsed, 0.0))} left"
+        return text
 
     def clear(self) -> None:
         if self.shown:
             self.stream.write("\r" + " " * 70 + "\r")
             self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    """``45s``, ``9m20s``, ``2h05m``."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m{whole % 60:02d}s"
+    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,7 @@ __all__ = [
     "describe_step",
     "export",
     "quote",
+    "render_campaign",
     "render_finding",
     "render_summary",
     "rule_case",
@@ -287,6 +289,32 @@ def render_summary(result: FuzzResult, adapter: str) -> str:
             f"  {tally.unsupported} example(s) partly skipped, unsupported by the runtime: "
             f"{tally.unsupported_reason}"
         )
+    return "\n".join(lines)
+
+
+def render_campaign(result: FuzzResult, exported: Mapping[int, Path]) -> str:
+    """What a campaign (a run with a time limit) did, per area: examples run, what was found,
+    what shrinking it took, and where each case was written (``exported``: the path of each
+    exported finding, by its index in ``result.found``)."""
+    seconds = result.seconds
+    rate = result.tally.examples / seconds if seconds else 0.0
+    lines = [
+        f"campaign: {_count(result.tally.examples, 'example')} in {seconds:,.0f} s "
+        f"({rate:,.1f}/s), {_count(len(result.found), 'finding')} (seed {result.seed})"
+    ]
+    for area in result.areas:
+        found = [(i, f) for i, f in enumerate(result.found) if f.finding.expected.area == area]
+        lines.append(
+            f"  {area}: {_count(result.tally.by_area.get(area, 0), 'example')}, "
+            f"{_count(len(found), 'finding')}"
+        )
+        for index, one in found:
+            where = exported.get(index)
+            kept = f"exported to {where}" if where is not None else "not exported"
+            lines.append(
+                f"    {one.finding.kind} after {_count(one.found_after, 'example')}, shrunk in "
+                f"{_count(one.shrink_runs, 'run')}, {kept}"
+            )
     return "\n".join(lines)
 
 

@@ -11,6 +11,7 @@ from typing import Any, Literal, NoReturn
 
 from reference._errors import Rejection, SnapshotError
 from reference._workflow.model import Node, Transition, Workflow, compile_workflow
+from reference._workflow.records import Records
 
 Clock = Callable[[], float]
 """Returns seconds on a monotonic scale; sessions measure elapsed time with it."""
@@ -130,6 +131,19 @@ def restore_session(
     return session
 
 
+def _history_entry(entry: tuple[str, str, str]) -> dict[str, Any]:
+    return {"from": entry[0], "to": entry[1], "event": entry[2]}
+
+
+def _artifact_entry(entry: tuple[str, str, str, dict[str, str]]) -> dict[str, Any]:
+    return {
+        "from_state": entry[0],
+        "to_state": entry[1],
+        "event": entry[2],
+        "values": dict(sorted(entry[3].items())),
+    }
+
+
 class Session:
     """One run of a workflow. Create it with :func:`start_session` or :func:`restore_session`."""
 
@@ -158,6 +172,9 @@ class Session:
         self._visit_cap = self._max_total_visits - 1
         self._artifacts: dict[str, str] = {}
         self._artifact_history: list[tuple[str, str, str, dict[str, str]]] = []
+        # The artifacts as the artifact history records them: one copy, shared by the entries
+        # of every event until an artifact is written, and never changed.
+        self._recorded: dict[str, str] | None = None
         self._tool_calls = 0
         self._exhausted_by: str | None = None  # the budget limit that ended the session
         # RFC 0014: only a workflow with a control: agent state ever gives the agent the turn;
@@ -232,7 +249,10 @@ class Session:
                 # control: agent state (keeps_turn is false for terminal states).
                 self._turn = AGENT if target.keeps_turn and agent else USER
             if self._records_artifacts:
-                self._artifact_history.append((*entry, dict(self._artifacts)))
+                recorded = self._recorded
+                if recorded is None:
+                    recorded = self._recorded = dict(self._artifacts)
+                self._artifact_history.append((*entry, recorded))
         return transition
 
     def set_artifact(self, name: str, value: str) -> None:
@@ -253,6 +273,7 @@ class Session:
             self._artifacts[name] = self._artifacts.get(name, "") + value
         else:
             self._artifacts[name] = value
+        self._recorded = None
 
     def agent_text(self, text: str) -> None:
         """The agent emits ``text`` in the current round (RFC 0014, X22).
@@ -311,7 +332,13 @@ class Session:
         return sorted(self._node.moves)
 
     def state(self) -> dict[str, Any]:
-        """Return the observable session data of SEMANTICS section 3 as plain JSON-able data."""
+        """Return the observable session data of SEMANTICS section 3 as plain JSON-able data.
+
+        It is the caller's: the session moving on does not change it. Its two records,
+        ``history`` and ``artifact_history``, are lists made when first read (see
+        :class:`~reference._workflow.records.Records`), so a call costs the same however long
+        the session has run, and reading a record costs its length, once.
+        """
         return {
             "current_state": self._node.name,
             "status": self._status,
@@ -319,12 +346,11 @@ class Session:
             "available_events": self.available_events(),
             "prompt_task": self._node.spec.prompt_task,
             "visit_counts": dict(sorted(self._visits.items())),
-            "history": [{"from": f, "to": t, "event": e} for f, t, e in self._history],
+            "history": Records(self._history, len(self._history), _history_entry),
             "artifacts": dict(sorted(self._artifacts.items())),
-            "artifact_history": [
-                {"from_state": f, "to_state": t, "event": e, "values": dict(sorted(v.items()))}
-                for f, t, e, v in self._artifact_history
-            ],
+            "artifact_history": Records(
+                self._artifact_history, len(self._artifact_history), _artifact_entry
+            ),
             "tool_calls": self._tool_calls,
             "elapsed_sec": self.elapsed(),
             "exhausted_by": self._exhausted_by,
@@ -457,6 +483,7 @@ class Session:
         self._artifact_history = [
             (str(f), str(t), str(e), dict(v)) for f, t, e, v in snapshot["artifact_history"]
         ]
+        self._recorded = None
         self._tool_calls = tool_calls
         exhausted_by = snapshot.get("exhausted_by")
         if exhausted_by not in (None, "max_total_visits", "max_tool_calls", "max_wall_time_sec"):

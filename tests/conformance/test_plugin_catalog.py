@@ -63,3 +63,26 @@ def test_a_catalog_needs_an_adapter(tmp_path: Path, run_pytest: RunPytest) -> No
     result = run_pytest(f"--ppconf-catalog={tmp_path}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: ppconf: --ppconf-catalog needs --ppconf-adapter"])
+
+
+def test_xdist_workers_take_the_controllers_catalog_and_leave_no_file(
+    write_catalog: Callable[[Mapping[str, str]], Path],
+    case_text: Callable[..., str],
+    run_pytest_subprocess: RunPytest,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    root = write_catalog(
+        {
+            "workflow/a.yaml": case_text("workflow.mine.a", level=0, body="load: true\n"),
+            "loops/b.yaml": case_text("loops.mine.b", level=1),
+        }
+    )
+    handed = tmp_path / "handed"
+    handed.mkdir()
+    monkeypatch.setenv("TMPDIR", str(handed))  # where the controller writes what it hands
+    result = run_pytest_subprocess(
+        "--ppconf-adapter=reference", f"--ppconf-catalog={root}", "-n", "2"
+    )
+    result.assert_outcomes(passed=2)
+    assert list(handed.iterdir()) == []
