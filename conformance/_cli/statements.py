@@ -18,7 +18,7 @@ from conformance._basics.errors import CaseError
 from conformance._basics.tables import render_table
 from conformance._catalog.cases import Catalog, load_catalog
 from conformance._catalog.contexts import load_context_table
-from conformance._catalog.revision import Revision, check_revision, source_name
+from conformance._catalog.revision import Revision, check_revision, source_name, strongest
 from conformance._catalog.statements import Registry, Statement, load_registry
 from conformance._cli.common import (
     EXIT_FAILED,
@@ -420,51 +420,66 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
         cited = {i: [c.case for c in found] for i, found in citations_of(cases).items()}
         revision = check_revision(registry, name, text, cited)
     if args.format == "json":
-        print_json(_revision_data(revision), out)
+        print_json(revision_data(revision), out)
     else:
         out.write(render_revision_text(revision, str(path)))
     return EXIT_OK if revision.passed else EXIT_FAILED
 
 
-def _revision_data(revision: Revision) -> dict[str, Any]:
+def revision_data(revision: Revision) -> dict[str, Any]:
+    """A revision as ``--format json`` gives it (``schema/statements-check.schema.json``)."""
     return {
         "source": revision.source,
         "passed": revision.passed,
         "held": revision.held,
-        "stale": [{**s.statement.to_dict(), "cases": list(s.cases)} for s in revision.stale],
-        "candidates": [
-            {"text": c.text, "section": c.section, "line": c.line} for c in revision.candidates
-        ],
+        "changes": [c.to_dict() for c in revision.changes],
+        "header": dict(sorted(revision.header.items())),
+        "outdated": list(revision.outdated),
+        "revision": revision.revision,
     }
 
 
 def render_revision_text(revision: Revision, file: str) -> str:
+    """One block per change, then the header's news, then the counts."""
     lines = []
-    if revision.stale:
-        lines.append(
-            f"{len(revision.stale)} statement(s) of {revision.source} that {file} no longer "
-            "holds verbatim (changed or removed):"
-        )
-        for stale in revision.stale:
-            statement = stale.statement
-            lines.append(f"  {statement.id} [{statement.section}] ({statement.keyword}):")
-            lines.append(f"    {_short(statement.quote, 200)}")
-            cases = ", ".join(stale.cases) if stale.cases else "no case"
-            lines.append(f"    cited by: {cases}")
-    if revision.candidates:
-        lines.append(
-            f"{len(revision.candidates)} normative sentence(s) of {file} that no statement holds "
-            "(candidates for the registry):"
-        )
-        for sentence in revision.candidates:
+    for change in revision.changes:
+        if change.kind == "new":
+            sentence = change.sentence
+            assert sentence is not None
+            now = strongest(change.now) or "normative wording"
+            lines.append(f"new {now} sentence [{change.section}] {file}:{sentence.line}:")
+            lines.append(f"    {_short(sentence.text, 200)}")
+            continue
+        statement = change.statement
+        assert statement is not None
+        title = change.kind
+        if change.kind == "keyword changed":
+            was, now = ", ".join(change.was) or "none", ", ".join(change.now) or "none"
+            title += f" ({change.direction}): {was} -> {now}, gives {change.becomes}"
+        lines.append(f"{title}: {statement.id} [{statement.section}] ({statement.keyword})")
+        lines.append(f"    was: {_short(statement.quote, 200)}")
+        if change.sentence is not None:
             lines.append(
-                f"  {file}:{sentence.line} [{sentence.section}]: {_short(sentence.text, 200)}"
+                f"    now: {file}:{change.sentence.line}: {_short(change.sentence.text, 200)}"
             )
+        lines.append(f"    cited by: {', '.join(change.cases) if change.cases else 'no case'}")
+    if revision.outdated:
+        fields = ", ".join(f"{f}: {revision.header[f]}" for f in revision.outdated)
+        lines.append(
+            f"header (information): {file} says {fields}; the registry's revision line "
+            f"no longer matches: {_short(revision.revision, 120)}"
+        )
+    stale = len(revision.stale)
     lines.append(
-        f"{revision.source}: {revision.held} statement(s) held, {len(revision.stale)} stale, "
-        f"{len(revision.candidates)} candidate(s)"
+        f"{revision.source}: {revision.held} statement(s) held, {stale} stale, "
+        f"{len(revision.new)} new normative sentence(s)"
     )
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["add_statements_parsers", "render_coverage_text", "render_revision_text"]
+__all__ = [
+    "add_statements_parsers",
+    "render_coverage_text",
+    "render_revision_text",
+    "revision_data",
+]
