@@ -143,3 +143,137 @@ def test_the_text_the_registry_was_built_from_has_no_change(source: str) -> None
     revision = check_revision(builtin(), source, held(source))
     assert [(c.kind, c.section, c.sentence and c.sentence.text) for c in revision.changes] == []
     assert revision.held == len([s for s in builtin().statements if s.source == source])
+
+
+# -- cosmetic revisions -----------------------------------------------------------------------
+
+RULE_2 = (
+    "2. An absent `control` is equivalent to `control: user`. "
+    "A runtime MUST NOT distinguish the two."
+)
+RULE_3_WARN = "Validators SHOULD warn on `control: agent` combined with `terminal: true`"
+
+
+def revise(source: str, *edits: tuple[str, str]) -> str:
+    text = held(source)
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    return text
+
+
+COSMETIC = {
+    "links": [("A runtime MUST NOT", "A [runtime](./runtimes.md#turns) MUST NOT")],
+    "emphasis": [("MUST NOT distinguish the two", "**MUST NOT** _distinguish_ the two")],
+    "code spans": [("`control: user`. A runtime", "control: user. A runtime")],
+    "wrapping": [
+        ("is equivalent to `control: user`. A", "is equivalent\n   to `control: user`.\n   A")
+    ],
+    "header": [
+        ("- **Status:** Implemented", "- **Status:** Final"),
+        ("- **Updated:** 2026-10-07", "- **Updated:** 2027-01-15"),
+    ],
+}
+
+
+@pytest.mark.parametrize("kind", COSMETIC)
+def test_a_cosmetic_revision_is_no_change(kind: str) -> None:
+    revision = check_revision(builtin(), "RFC 0014", revise("RFC 0014", *COSMETIC[kind]))
+    assert revision.changes == ()
+    assert revision.passed
+    assert revision.outdated == (("status", "updated") if kind == "header" else ())
+
+
+def test_the_markdown_form_of_a_plain_text_rfc_is_no_change() -> None:
+    # The kit's RFC 0009 is the plain text of its web page; its Markdown form (headings, list
+    # markers, code fences, links and emphasis restored) reads the same.
+    text = held("RFC 0009")
+    markdown = "\n".join(
+        f"## {line}" if line in ("Summary", "Motivation", "Goals", "Non-Goals") else line
+        for line in text.splitlines()
+    ).replace("(per RFC 0002)", "(per [RFC 0002](./0002-yaml-format.md))")
+    assert markdown != text
+    assert check_revision(builtin(), "RFC 0009", markdown).changes == ()
+
+
+# -- normative revisions ----------------------------------------------------------------------
+
+
+def only_change(source: str, *edits: tuple[str, str]) -> dict[str, object]:
+    revision = check_revision(builtin(), source, revise(source, *edits))
+    assert not revision.passed
+    (change,) = revision.changes
+    return change.to_dict()
+
+
+def test_a_keyword_weakened() -> None:
+    change = only_change(
+        "RFC 0014", ("A runtime MUST NOT distinguish", "A runtime SHOULD NOT distinguish")
+    )
+    assert change["kind"] == "keyword changed"
+    assert change["statement"] == "RFC0014.rule-2.2"
+    assert (change["was"], change["now"], change["direction"]) == (
+        "MUST NOT",
+        "SHOULD NOT",
+        "weakened",
+    )
+    assert (change["requirement"], change["becomes"]) == ("MUST", "SHOULD")
+
+
+def test_a_keyword_strengthened() -> None:
+    change = only_change("RFC 0014", (RULE_3_WARN, RULE_3_WARN.replace("SHOULD", "MUST")))
+    assert change["kind"] == "keyword changed"
+    assert (change["was"], change["now"], change["direction"]) == (
+        "SHOULD, warning",
+        "MUST, warning",
+        "strengthened",
+    )
+    assert change["becomes"] == "MUST"
+
+
+def test_wording_changed_with_the_keyword_kept() -> None:
+    change = only_change(
+        "RFC 0014",
+        ("A runtime MUST NOT distinguish the two.", "A runtime MUST NOT tell the two apart."),
+    )
+    assert (change["kind"], change["statement"]) == ("wording changed", "RFC0014.rule-2.2")
+    assert change["text"] == "A runtime MUST NOT tell the two apart."
+
+
+def test_a_statement_removed() -> None:
+    change = only_change("RFC 0014", (" A runtime MUST NOT distinguish the two.", ""))
+    assert (change["kind"], change["statement"]) == ("removed", "RFC0014.rule-2.2")
+    assert "text" not in change
+
+
+@pytest.mark.parametrize(
+    ("sentence", "now"),
+    [
+        ("A runtime MUST record every agent round it runs.", "MUST"),
+        ("A runtime MAY skip the agent round of a state without tools.", "MAY"),
+        ("A state with `control: agent` and no prompt is an error.", "error"),
+        ("A pack with `control` on every state is valid.", "valid"),
+        ("Runtimes should log the turn's holder.", "SHOULD"),
+    ],
+)
+def test_a_new_sentence_with_its_keyword_and_section(sentence: str, now: str) -> None:
+    change = only_change("RFC 0014", (RULE_2, f"{RULE_2}\n3. {sentence}"))
+    assert (change["kind"], change["now"], change["section"]) == ("new", now, "Validation Rules")
+    assert change["text"] == sentence
+
+
+def test_a_change_inside_a_quote_that_occurs_more_than_once() -> None:
+    # RFC 0010 writes '"additionalProperties": true' three times; closing Composition's engine
+    # changes the one under "New Definition: Composition", and the others do not hide it.
+    text = held("RFC 0010")
+    composition = text.index("Composition", text.index("New Definition: Composition") + 30)
+    at = text.index('"additionalProperties": true', composition)
+    revised = text[:at] + '"additionalProperties": false' + text[at + 28 :]
+    assert (
+        revised.count('"additionalProperties": true')
+        == text.count('"additionalProperties": true') - 1
+    )
+    revision = check_revision(builtin(), "RFC 0010", revised)
+    assert [(c.kind, c.statement and c.statement.id) for c in revision.changes] == [
+        ("removed", "RFC0010.def.Composition.engine.additionalProperties")
+    ]
