@@ -61,7 +61,7 @@ MATCH = 0.6
 """How much of a statement's words a sentence of its section must keep to be read as the
 statement changed (below it, the statement is removed and the sentence is new)."""
 
-KINDS = ("keyword changed", "wording changed", "removed", "new")
+KINDS = ("keyword changed", "wording changed", "constraint changed", "removed", "new")
 
 
 def keywords(text: str) -> tuple[str, ...]:
@@ -93,7 +93,7 @@ class Change:
     """One change a revision makes.
 
     Attributes:
-        kind: ``keyword changed``, ``wording changed``, ``removed`` or ``new``.
+        kind: one of :data:`KINDS` (``constraint changed``: a schema's).
         statement: the statement changed or removed (``None`` for a new sentence).
         sentence: the revised text's sentence (``None`` for a removed statement).
         section: where it stands.
@@ -120,9 +120,12 @@ class Change:
             data["requirement"] = self.statement.requirement()
             data["quote"] = self.statement.quote
             data["cases"] = list(self.cases)
+        elif self.cases:
+            data["cases"] = list(self.cases)  # a new schema constraint: the cases beside it
         if self.sentence is not None:
             data["text"] = self.sentence.text
-            data["line"] = self.sentence.line
+            if self.sentence.line:
+                data["line"] = self.sentence.line
         if self.kind in ("keyword changed", "new"):
             data["now"] = ", ".join(self.now)
         if self.kind == "keyword changed":

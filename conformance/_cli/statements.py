@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -19,6 +21,7 @@ from conformance._basics.tables import render_table
 from conformance._catalog.cases import Catalog, load_catalog
 from conformance._catalog.contexts import load_context_table
 from conformance._catalog.revision import Revision, check_revision, source_name, strongest
+from conformance._catalog.schema_revision import check_schema_revision
 from conformance._catalog.statements import Registry, Statement, load_registry
 from conformance._cli.common import (
     EXIT_FAILED,
@@ -393,37 +396,68 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     except CaseError as error:
         report_error(str(error))
         return EXIT_UNUSABLE
-    name = source_name(args.source, merged_sources(registry))
-    if name is None or name == "kit":
-        report_error(
-            f"no source {args.source!r} in the registry; its sources: "
-            + ", ".join(n for n in merged_sources(registry) if n != "kit")
-        )
+    known = [n for n in merged_sources(registry) if n != "kit"]
+    name = source_name(args.source, known) or _newest_schema(args.source, known)
+    if name is None:
+        report_error(f"no source {args.source!r} in the registry; its sources: {', '.join(known)}")
         return EXIT_UNUSABLE
     path = Path(args.file)
     try:
         if not path.is_file():
             raise OSError("not a regular file")
         if path.stat().st_size > 8_000_000:
-            raise OSError("larger than 8 MB: not an RFC text")
+            raise OSError("larger than 8 MB: not an RFC text or a schema")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         report_error(f"cannot read {path}: {error}")
         return EXIT_UNUSABLE
-    revision = check_revision(registry, name, text, {})
-    if revision.stale:  # only then are the cases read: to name those citing each stale one
+    schema = name.startswith("schema ")
+    if schema:
+        try:
+            document = json.loads(text)
+        except ValueError as error:
+            report_error(
+                f"{path}: not a JSON schema ({error}); give the revised schema file as JSON"
+            )
+            return EXIT_UNUSABLE
+
+    def read(cited: dict[str, list[str]]) -> Revision:
+        if schema:
+            return check_schema_revision(registry, name, document, cited)
+        return check_revision(registry, name, text, cited)
+
+    revision = read({})
+    if not revision.passed:  # only then are the cases read: to name those citing each change
         try:
             cases = _load(args).cases
         except CaseError as error:
             report_error(str(error))
             return EXIT_UNUSABLE
-        cited = {i: [c.case for c in found] for i, found in citations_of(cases).items()}
-        revision = check_revision(registry, name, text, cited)
+        revision = read({i: [c.case for c in found] for i, found in citations_of(cases).items()})
     if args.format == "json":
         print_json(revision_data(revision), out)
     else:
+        if name != source_name(args.source, known):
+            out.write(f"{args.source} is not held: read against {name}, the newest held schema\n")
         out.write(render_revision_text(revision, str(path)))
     return EXIT_OK if revision.passed else EXIT_FAILED
+
+
+def _newest_schema(written: str, known: Sequence[str]) -> str | None:
+    """For ``schema 2.0.0``, a version the registry does not hold: the newest schema it holds
+    (a new version is read against the last one)."""
+    wanted = _VERSION.fullmatch(written.strip())
+    schemas = [n for n in known if _VERSION.fullmatch(n)]
+    if wanted is None or not schemas:
+        return None
+    return max(schemas, key=lambda n: tuple(int(p) for p in n.split()[-1].split(".")))
+
+
+_VERSION = re.compile(r"(?i:schema)\s*[0-9]{1,6}\.[0-9]{1,6}\.[0-9]{1,6}")
+
+
+def _is_schema(revision: Revision) -> bool:
+    return revision.source.startswith("schema ")
 
 
 def revision_data(revision: Revision) -> dict[str, Any]:
@@ -443,12 +477,18 @@ def render_revision_text(revision: Revision, file: str) -> str:
     """One block per change, then the header's news, then the counts."""
     lines = []
     for change in revision.changes:
+        sentence = change.sentence
+        where = f"{file}:{sentence.line}: " if sentence is not None and sentence.line else ""
         if change.kind == "new":
-            sentence = change.sentence
             assert sentence is not None
-            now = strongest(change.now) or "normative wording"
-            lines.append(f"new {now} sentence [{change.section}] {file}:{sentence.line}:")
-            lines.append(f"    {_short(sentence.text, 200)}")
+            if sentence.line:
+                now = strongest(change.now) or "normative wording"
+                lines.append(f"new {now} sentence [{change.section}] {file}:{sentence.line}:")
+                lines.append(f"    {_short(sentence.text, 200)}")
+            else:
+                lines.append(f"new constraint {change.section}: {_short(sentence.text, 200)}")
+                if change.cases:
+                    lines.append(f"    cases at its place: {', '.join(change.cases)}")
             continue
         statement = change.statement
         assert statement is not None
@@ -458,10 +498,8 @@ def render_revision_text(revision: Revision, file: str) -> str:
             title += f" ({change.direction}): {was} -> {now}, gives {change.becomes}"
         lines.append(f"{title}: {statement.id} [{statement.section}] ({statement.keyword})")
         lines.append(f"    was: {_short(statement.quote, 200)}")
-        if change.sentence is not None:
-            lines.append(
-                f"    now: {file}:{change.sentence.line}: {_short(change.sentence.text, 200)}"
-            )
+        if sentence is not None:
+            lines.append(f"    now: {where}{_short(sentence.text, 200)}")
         lines.append(f"    cited by: {', '.join(change.cases) if change.cases else 'no case'}")
     if revision.outdated:
         fields = ", ".join(f"{f}: {revision.header[f]}" for f in revision.outdated)
@@ -472,7 +510,8 @@ def render_revision_text(revision: Revision, file: str) -> str:
     stale = len(revision.stale)
     lines.append(
         f"{revision.source}: {revision.held} statement(s) held, {stale} stale, "
-        f"{len(revision.new)} new normative sentence(s)"
+        f"{len(revision.new)} new "
+        + ("constraint(s)" if _is_schema(revision) else "normative sentence(s)")
     )
     return "\n".join(lines) + "\n"
 
