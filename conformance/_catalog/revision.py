@@ -46,7 +46,7 @@ _KEYWORD = re.compile(
     r"|\b((?i:must not|must|shall not|shall|should not|should))\b"
     r"|\b((?i:is not an? (?:validation |schema )?error))\b"
     r"|\b((?i:is an? (?:validation |schema )?error|is invalid))\b"
-    r"|\b((?i:is valid|remains? valid))\b"
+    r"|\b((?i:is (?:always |still )?valid|remains? valid))\b"
     r"|\b((?i:warn))\b"
 )
 _STRENGTH = {
@@ -213,6 +213,8 @@ def check_revision(
             continue
         taken.add(id(found))
         was, now = keywords(statement.quote), keywords(found.text)
+        if not was and statement.keyword in _STRENGTH:
+            was = (statement.keyword,)  # a binding word the quote's wording implies (R8)
         if was == now:
             changes.append(
                 Change("wording changed", statement.section, statement, found, cases=cases)

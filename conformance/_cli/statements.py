@@ -39,6 +39,8 @@ from conformance._judging.coverage import (
     coverage,
     merged_sources,
 )
+from conformance._judging.impact import Impact, impact_of, requirements_after
+from conformance._report.jsonl import ReportError, read_report
 from conformance._views.context_coverage import (
     context_coverage_json,
     render_context_html,
@@ -109,7 +111,18 @@ def add_statements_parsers(commands: Any) -> None:
         "section.",
     )
     check.add_argument("source", metavar="SOURCE", help="the source revised: 'RFC 0014', '0014'")
-    check.add_argument("file", metavar="FILE", help="the revised text (Markdown or plain text)")
+    check.add_argument(
+        "file", metavar="FILE", help="the revised text (Markdown or plain text), or schema (JSON)"
+    )
+    check.add_argument(
+        "--reports",
+        nargs="+",
+        default=[],
+        metavar="REPORT",
+        help="JSON Lines reports of runtimes (ppconf run --report json): the cases whose "
+        "requirement the revision changes, and each area's level re-judged from the stored "
+        "outcomes",
+    )
     _catalog_options(check)
     add_format_option(check, schema="statements-check.schema.json")
     check.set_defaults(handler=_check)
@@ -434,13 +447,54 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
             report_error(str(error))
             return EXIT_UNUSABLE
         revision = read({i: [c.case for c in found] for i, found in citations_of(cases).items()})
+    impacts = []
+    after = requirements_after(revision)
+    for file in args.reports:
+        try:
+            report = read_report(file)
+        except ReportError as error:
+            report_error(str(error))
+            return EXIT_UNUSABLE
+        impacts.append(impact_of(report, file, after, registry))
     if args.format == "json":
-        print_json(revision_data(revision), out)
+        data = revision_data(revision)
+        if args.reports:
+            data["impact"] = [i.to_dict() for i in impacts]
+        print_json(data, out)
     else:
         if name != source_name(args.source, known):
             out.write(f"{args.source} is not held: read against {name}, the newest held schema\n")
         out.write(render_revision_text(revision, str(path)))
+        if args.reports:
+            out.write(render_impact_text(impacts, revision))
     return EXIT_OK if revision.passed else EXIT_FAILED
+
+
+def render_impact_text(impacts: Sequence[Impact], revision: Revision) -> str:
+    """Per report: the cases whose requirement moves, and the levels that move."""
+    keywords = [
+        f"{c.statement.id} became {c.becomes or 'nothing'}"
+        for c in revision.stale
+        if c.statement is not None and c.becomes != c.statement.requirement()
+    ]
+    lines = []
+    for impact in impacts:
+        lines.append(f"impact on {impact.report} ({impact.runtime}):")
+        if not impact.cases:
+            lines.append("  no case's requirement changes")
+        for case in impact.cases:
+            lines.append(f"  {case.case}: {case.was} -> {case.becomes} (checks {case.outcome})")
+        moved = [a for a in impact.levels if a.moved]
+        if not moved:
+            lines.append("  no level moves")
+        for area in moved:
+            lines.append(f"  {area.area}: Level {area.was} -> Level {area.becomes}")
+            if keywords:
+                lines.append(
+                    f"  if {', '.join(keywords)}, {impact.runtime} would reach {area.area} "
+                    f"Level {area.becomes}"
+                )
+    return "\n".join(lines) + "\n"
 
 
 def _newest_schema(written: str, known: Sequence[str]) -> str | None:
@@ -519,6 +573,7 @@ def render_revision_text(revision: Revision, file: str) -> str:
 __all__ = [
     "add_statements_parsers",
     "render_coverage_text",
+    "render_impact_text",
     "render_revision_text",
     "revision_data",
 ]
