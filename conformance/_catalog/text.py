@@ -28,6 +28,8 @@ _YAML_LINE = re.compile(
 )
 _JSON_STRING = re.compile(r'"[^"\n]*"|\b(?:true|false|null)\b')
 _JSON_REST = re.compile(r"[\s{}\[\]():,0-9.+-]*")
+_OPENING = 40
+"""Header fields stand in a text's first lines, before its first section the registry names."""
 _NUMBERED = re.compile(r"[0-9]{1,9}[.)]")
 _BULLET = re.compile(r"[-*+\u2022]\s")
 _FENCE = re.compile(r"\s{0,3}(?:```|~~~)")
@@ -143,8 +145,8 @@ def section_titles(sections: Iterable[str]) -> frozenset[str]:
 
 
 def read_text(text: str, titles: Collection[str] = frozenset()) -> Document:
-    """Read a Markdown or plain text: its header fields (Status, Created, Updated, ... before
-    the first sentence), its headings (a short line with no final punctuation standing alone
+    """Read a Markdown or plain text: its header fields (Status, Created, Updated, ... in its
+    first lines), its headings (a short line with no final punctuation standing alone
     between blank lines, and in Markdown, a text opening with a ``#`` heading or holding a code
     fence, the ``#`` lines; in plain text a ``#`` line is a comment of an example; and any
     line that is one of ``titles``) and its sentences (code blocks,
@@ -188,7 +190,8 @@ def read_text(text: str, titles: Collection[str] = frozenset()) -> Document:
             headings.append(Heading(title, level, number))
             section = title
             continue
-        field = _HEADER.match(line) if not found else None
+        opening = number <= _OPENING and not any(t in titles for t in title_forms(section))
+        field = _HEADER.match(line) if opening else None
         if field is not None:
             flush()
             header.setdefault(field.group(1).casefold(), field.group(2).strip().strip("*").strip())
