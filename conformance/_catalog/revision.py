@@ -29,16 +29,25 @@ from conformance._catalog.text import (
     section_titles,
     title_forms,
 )
+from conformance._catalog.wording import Strength, wording_of
 
-NORMATIVE = re.compile(
-    r"\b(MUST|SHALL|REQUIRED|SHOULD|RECOMMENDED|MAY|OPTIONAL)\b"
-    r"|\b(?i:must|shall|should|required)\b"
-    r"|\b(?i:is not an? (?:validation |schema )?error|is an? (?:validation |schema )?error"
-    r"|is invalid|is valid|remains? valid|warn)\b"
-)
-"""What makes a sentence normative: an RFC 2119 keyword (upper case; the older RFCs write
-must/should/required in lower case, so those count too), or the rulings' other binding words
-(R8)."""
+_PERMISSION_OR_WARNING = re.compile(r"\b(?:MAY|OPTIONAL)\b|\b(?i:warn)\b")
+_RANK: dict[Strength, int] = {"binding": 3, "advisory": 2, "permissive": 1, "none": 0}
+_REQUIREMENT_OF: dict[Strength, Requirement] = {
+    "binding": "MUST",
+    "advisory": "SHOULD",
+    "permissive": "MAY",
+    "none": "MAY",
+}
+
+
+def normative(sentence: str, section: str) -> bool:
+    """Whether a sentence carries normative wording where it stands: binding or advisory
+    words as :func:`~conformance._catalog.wording.wording_of` reads them (R17: lower-case
+    "must" binds only in the normative core), an upper-case MAY or OPTIONAL, or "warn"."""
+    strength = wording_of(sentence, section).strength
+    return strength in ("binding", "advisory") or bool(_PERMISSION_OR_WARNING.search(sentence))
+
 
 _KEYWORD = re.compile(
     r"\b(MUST NOT|MUST|SHALL NOT|SHALL|REQUIRED|SHOULD NOT|SHOULD|NOT RECOMMENDED|RECOMMENDED"
@@ -55,7 +64,6 @@ _STRENGTH = {
     "SHOULD": 2, "SHOULD NOT": 2, "RECOMMENDED": 2, "NOT RECOMMENDED": 2, "warning": 2,
     "MAY": 1, "OPTIONAL": 1,
 }  # fmt: skip
-_REQUIREMENT: dict[int, Requirement] = {3: "MUST", 2: "SHOULD", 1: "MAY", 0: "MAY"}
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 MATCH = 0.6
 """How much of a statement's words a sentence of its section must keep to be read as the
@@ -65,8 +73,10 @@ KINDS = ("keyword changed", "wording changed", "constraint changed", "removed", 
 
 
 def keywords(text: str) -> tuple[str, ...]:
-    """The binding words of a sentence, in order: RFC 2119 keywords (upper case, and the
-    older RFCs' lower-case must/should), 'error', 'not-error', 'valid', 'warning'."""
+    """The binding words of a sentence as a change shows them, in order: RFC 2119 keywords
+    (upper case, and the older RFCs' lower-case must/should), 'error', 'not-error', 'valid',
+    'warning'. How strong they are where they stand is :mod:`~conformance._catalog.wording`'s
+    to say."""
     found = []
     for match in _KEYWORD.finditer(text):
         upper, lower, not_error, error, valid, warn = match.groups()
@@ -143,7 +153,8 @@ class Change:
             return None
         if self.kind != "keyword changed" or self.statement.keyword in INFORMATIVE:
             return self.statement.requirement()
-        return _REQUIREMENT[_STRENGTH.get(strongest(self.now), 0)]
+        assert self.sentence is not None
+        return _REQUIREMENT_OF[wording_of(self.sentence.text, self.statement.section).strength]
 
 
 @dataclass(frozen=True)
@@ -220,8 +231,7 @@ def check_revision(
                 Change("wording changed", statement.section, statement, found, cases=cases)
             )
             continue
-        old, new = strongest(was), strongest(now)
-        step = _STRENGTH.get(new, 0) - _STRENGTH.get(old, 0)
+        step = _rank(found.text, statement) - _rank(statement.quote, statement)
         direction = "weakened" if step < 0 else "strengthened" if step > 0 else "changed"
         changes.append(
             Change(
@@ -240,7 +250,7 @@ def check_revision(
     for sentence in document.sentences:
         if id(sentence) in taken or sentence.text.endswith("?"):
             continue  # a question states nothing (an unresolved question's lean is a statement)
-        if not NORMATIVE.search(sentence.text):
+        if not normative(sentence.text, sentence.section):
             continue
         flat = plain(sentence.text)
         if len(flat) < 12 or any(flat in quote or quote in flat for quote in quotes):
@@ -257,6 +267,15 @@ def check_revision(
         _outdated(document.header, revision),
         revision,
     )
+
+
+def _rank(text: str, statement: Statement) -> int:
+    """How strong a statement's words (or its revision's) are where it stands; a quote whose
+    words imply nothing the registry's keyword names counts as that keyword."""
+    rank = _RANK[wording_of(text, statement.section).strength]
+    if rank == 0 and text == statement.quote:
+        return {"MUST": 3, "SHOULD": 2}.get(statement.requirement(), 0)
+    return rank
 
 
 def _locate(document: Document, section: str) -> int:
@@ -380,11 +399,11 @@ def source_name(text: str, known: Iterable[str]) -> str | None:
 __all__ = [
     "KINDS",
     "MATCH",
-    "NORMATIVE",
     "Change",
     "Revision",
     "check_revision",
     "keywords",
+    "normative",
     "source_name",
     "strongest",
 ]
