@@ -54,7 +54,7 @@ _KEYWORD = re.compile(
     r"|MAY|OPTIONAL)\b"
     r"|\b((?i:must not|must|shall not|shall|should not|should))\b"
     r"|\b((?i:is not an? (?:validation |schema )?error))\b"
-    r"|\b((?i:is an? (?:validation |schema )?error|is invalid))\b"
+    r"|\b((?i:is an? (?:validation |schema )?error|is invalid|schema violation))\b"
     r"|\b((?i:is (?:always |still )?valid|remains? valid))\b"
     r"|\b((?i:warn))\b"
 )
@@ -224,7 +224,7 @@ def check_revision(
             continue
         taken.add(id(found))
         was, now = keywords(statement.quote), keywords(found.text)
-        if not was and statement.keyword in _STRENGTH:
+        if not was and now and statement.keyword in _STRENGTH:
             was = (statement.keyword,)  # a binding word the quote's wording implies (R8)
         if was == now:
             changes.append(

@@ -277,3 +277,12 @@ def test_a_change_inside_a_quote_that_occurs_more_than_once() -> None:
     assert [(c.kind, c.statement and c.statement.id) for c in revision.changes] == [
         ("removed", "RFC0010.def.Composition.engine.additionalProperties")
     ]
+
+
+def test_a_reworded_rule_without_binding_words_of_its_own_is_a_wording_change() -> None:
+    # "schema violation" is the rule's binding phrase; rewording around it keeps it.
+    change = only_change(
+        "RFC 0014",
+        ("Any other value is a schema violation.", "Any other value is a schema violation too."),
+    )
+    assert (change["kind"], change["statement"]) == ("wording changed", "RFC0014.rule-1.2")
