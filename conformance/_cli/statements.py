@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -18,7 +20,8 @@ from conformance._basics.errors import CaseError
 from conformance._basics.tables import render_table
 from conformance._catalog.cases import Catalog, load_catalog
 from conformance._catalog.contexts import load_context_table
-from conformance._catalog.revision import Revision, check_revision, source_name
+from conformance._catalog.revision import Revision, check_revision, source_name, strongest
+from conformance._catalog.schema_revision import check_schema_revision
 from conformance._catalog.statements import Registry, Statement, load_registry
 from conformance._cli.common import (
     EXIT_FAILED,
@@ -36,6 +39,8 @@ from conformance._judging.coverage import (
     coverage,
     merged_sources,
 )
+from conformance._judging.impact import Impact, impact_of, requirements_after
+from conformance._report.jsonl import ReportError, read_report
 from conformance._views.context_coverage import (
     context_coverage_json,
     render_context_html,
@@ -106,7 +111,18 @@ def add_statements_parsers(commands: Any) -> None:
         "section.",
     )
     check.add_argument("source", metavar="SOURCE", help="the source revised: 'RFC 0014', '0014'")
-    check.add_argument("file", metavar="FILE", help="the revised text (Markdown or plain text)")
+    check.add_argument(
+        "file", metavar="FILE", help="the revised text (Markdown or plain text), or schema (JSON)"
+    )
+    check.add_argument(
+        "--reports",
+        nargs="+",
+        default=[],
+        metavar="REPORT",
+        help="JSON Lines reports of runtimes (ppconf run --report json): the cases whose "
+        "requirement the revision changes, and each area's level re-judged from the stored "
+        "outcomes",
+    )
     _catalog_options(check)
     add_format_option(check, schema="statements-check.schema.json")
     check.set_defaults(handler=_check)
@@ -393,78 +409,171 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     except CaseError as error:
         report_error(str(error))
         return EXIT_UNUSABLE
-    name = source_name(args.source, merged_sources(registry))
-    if name is None or name == "kit":
-        report_error(
-            f"no source {args.source!r} in the registry; its sources: "
-            + ", ".join(n for n in merged_sources(registry) if n != "kit")
-        )
+    known = [n for n in merged_sources(registry) if n != "kit"]
+    name = source_name(args.source, known) or _newest_schema(args.source, known)
+    if name is None:
+        report_error(f"no source {args.source!r} in the registry; its sources: {', '.join(known)}")
         return EXIT_UNUSABLE
     path = Path(args.file)
     try:
         if not path.is_file():
             raise OSError("not a regular file")
         if path.stat().st_size > 8_000_000:
-            raise OSError("larger than 8 MB: not an RFC text")
+            raise OSError("larger than 8 MB: not an RFC text or a schema")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         report_error(f"cannot read {path}: {error}")
         return EXIT_UNUSABLE
-    revision = check_revision(registry, name, text, {})
-    if revision.stale:  # only then are the cases read: to name those citing each stale one
+    schema = name.startswith("schema ")
+    if schema:
+        try:
+            document = json.loads(text)
+        except ValueError as error:
+            report_error(
+                f"{path}: not a JSON schema ({error}); give the revised schema file as JSON"
+            )
+            return EXIT_UNUSABLE
+
+    def read(cited: dict[str, list[str]]) -> Revision:
+        if schema:
+            return check_schema_revision(registry, name, document, cited)
+        return check_revision(registry, name, text, cited)
+
+    revision = read({})
+    if not revision.passed:  # only then are the cases read: to name those citing each change
         try:
             cases = _load(args).cases
         except CaseError as error:
             report_error(str(error))
             return EXIT_UNUSABLE
-        cited = {i: [c.case for c in found] for i, found in citations_of(cases).items()}
-        revision = check_revision(registry, name, text, cited)
+        revision = read({i: [c.case for c in found] for i, found in citations_of(cases).items()})
+    impacts = []
+    after = requirements_after(revision)
+    for file in args.reports:
+        try:
+            report = read_report(file)
+        except ReportError as error:
+            report_error(str(error))
+            return EXIT_UNUSABLE
+        impacts.append(impact_of(report, file, after, registry))
     if args.format == "json":
-        print_json(_revision_data(revision), out)
+        data = revision_data(revision)
+        if args.reports:
+            data["impact"] = [i.to_dict() for i in impacts]
+        print_json(data, out)
     else:
+        if name != source_name(args.source, known):
+            out.write(f"{args.source} is not held: read against {name}, the newest held schema\n")
         out.write(render_revision_text(revision, str(path)))
+        if args.reports:
+            out.write(render_impact_text(impacts, revision))
     return EXIT_OK if revision.passed else EXIT_FAILED
 
 
-def _revision_data(revision: Revision) -> dict[str, Any]:
+def render_impact_text(impacts: Sequence[Impact], revision: Revision) -> str:
+    """Per report: the cases whose requirement moves, and the levels that move."""
+    keywords = [
+        f"{c.statement.id} became {c.becomes or 'nothing'}"
+        for c in revision.stale
+        if c.statement is not None and c.becomes != c.statement.requirement()
+    ]
+    lines = []
+    for impact in impacts:
+        lines.append(f"impact on {impact.report} ({impact.runtime}):")
+        if not impact.cases:
+            lines.append("  no case's requirement changes")
+        for case in impact.cases:
+            lines.append(f"  {case.case}: {case.was} -> {case.becomes} (checks {case.outcome})")
+        moved = [a for a in impact.levels if a.moved]
+        if not moved:
+            lines.append("  no level moves")
+        for area in moved:
+            lines.append(f"  {area.area}: Level {area.was} -> Level {area.becomes}")
+            if keywords:
+                lines.append(
+                    f"  if {', '.join(keywords)}, {impact.runtime} would reach {area.area} "
+                    f"Level {area.becomes}"
+                )
+    return "\n".join(lines) + "\n"
+
+
+def _newest_schema(written: str, known: Sequence[str]) -> str | None:
+    """For ``schema 2.0.0``, a version the registry does not hold: the newest schema it holds
+    (a new version is read against the last one)."""
+    wanted = _VERSION.fullmatch(written.strip())
+    schemas = [n for n in known if _VERSION.fullmatch(n)]
+    if wanted is None or not schemas:
+        return None
+    return max(schemas, key=lambda n: tuple(int(p) for p in n.split()[-1].split(".")))
+
+
+_VERSION = re.compile(r"(?i:schema)\s*[0-9]{1,6}\.[0-9]{1,6}\.[0-9]{1,6}")
+
+
+def _is_schema(revision: Revision) -> bool:
+    return revision.source.startswith("schema ")
+
+
+def revision_data(revision: Revision) -> dict[str, Any]:
+    """A revision as ``--format json`` gives it (``schema/statements-check.schema.json``)."""
     return {
         "source": revision.source,
         "passed": revision.passed,
         "held": revision.held,
-        "stale": [{**s.statement.to_dict(), "cases": list(s.cases)} for s in revision.stale],
-        "candidates": [
-            {"text": c.text, "section": c.section, "line": c.line} for c in revision.candidates
-        ],
+        "changes": [c.to_dict() for c in revision.changes],
+        "header": dict(sorted(revision.header.items())),
+        "outdated": list(revision.outdated),
+        "revision": revision.revision,
     }
 
 
 def render_revision_text(revision: Revision, file: str) -> str:
+    """One block per change, then the header's news, then the counts."""
     lines = []
-    if revision.stale:
+    for change in revision.changes:
+        sentence = change.sentence
+        where = f"{file}:{sentence.line}: " if sentence is not None and sentence.line else ""
+        if change.kind == "new":
+            assert sentence is not None
+            if sentence.line:
+                now = strongest(change.now) or "normative wording"
+                lines.append(f"new {now} sentence [{change.section}] {file}:{sentence.line}:")
+                lines.append(f"    {_short(sentence.text, 200)}")
+            else:
+                lines.append(f"new constraint {change.section}: {_short(sentence.text, 200)}")
+                if change.cases:
+                    lines.append(f"    cases at its place: {', '.join(change.cases)}")
+            continue
+        statement = change.statement
+        assert statement is not None
+        title = change.kind
+        if change.kind == "keyword changed":
+            was, now = ", ".join(change.was) or "none", ", ".join(change.now) or "none"
+            title += f" ({change.direction}): {was} -> {now}, gives {change.becomes}"
+        lines.append(f"{title}: {statement.id} [{statement.section}] ({statement.keyword})")
+        lines.append(f"    was: {_short(statement.quote, 200)}")
+        if sentence is not None:
+            lines.append(f"    now: {where}{_short(sentence.text, 200)}")
+        lines.append(f"    cited by: {', '.join(change.cases) if change.cases else 'no case'}")
+    if revision.outdated:
+        fields = ", ".join(f"{f}: {revision.header[f]}" for f in revision.outdated)
         lines.append(
-            f"{len(revision.stale)} statement(s) of {revision.source} that {file} no longer "
-            "holds verbatim (changed or removed):"
+            f"header (information): {file} says {fields}; the registry's revision line "
+            f"no longer matches: {_short(revision.revision, 120)}"
         )
-        for stale in revision.stale:
-            statement = stale.statement
-            lines.append(f"  {statement.id} [{statement.section}] ({statement.keyword}):")
-            lines.append(f"    {_short(statement.quote, 200)}")
-            cases = ", ".join(stale.cases) if stale.cases else "no case"
-            lines.append(f"    cited by: {cases}")
-    if revision.candidates:
-        lines.append(
-            f"{len(revision.candidates)} normative sentence(s) of {file} that no statement holds "
-            "(candidates for the registry):"
-        )
-        for sentence in revision.candidates:
-            lines.append(
-                f"  {file}:{sentence.line} [{sentence.section}]: {_short(sentence.text, 200)}"
-            )
+    stale = len(revision.stale)
     lines.append(
-        f"{revision.source}: {revision.held} statement(s) held, {len(revision.stale)} stale, "
-        f"{len(revision.candidates)} candidate(s)"
+        f"{revision.source}: {revision.held} statement(s) held, {stale} stale, "
+        f"{len(revision.new)} new "
+        + ("constraint(s)" if _is_schema(revision) else "normative sentence(s)")
     )
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["add_statements_parsers", "render_coverage_text", "render_revision_text"]
+__all__ = [
+    "add_statements_parsers",
+    "render_coverage_text",
+    "render_impact_text",
+    "render_revision_text",
+    "revision_data",
+]

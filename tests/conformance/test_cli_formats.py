@@ -182,8 +182,9 @@ def _statements_check(capsys: pytest.CaptureFixture[str], tmp: Path) -> Any:
     revised = tmp / "rfc.md"
     revised.write_text("# Validation Rules\n\nA runtime MUST do something new.\n", "utf-8")
     data = json_of(capsys, ["statements", "check", "RFC 0014", str(revised)], 1)
-    assert data["stale"]
-    assert data["candidates"][0]["text"] == "A runtime MUST do something new."
+    assert {c["kind"] for c in data["changes"]} == {"removed", "new"}
+    (new,) = [c for c in data["changes"] if c["kind"] == "new"]
+    assert new["text"] == "A runtime MUST do something new."
     return data
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance._catalog.revision import sentences, source_name
+from conformance._catalog.revision import source_name
 from conformance._catalog.statements import Statement
 from conformance._cli import main
 from conformance._judging.coverage import Citation, StatementCoverage
@@ -42,7 +42,7 @@ def test_the_text_the_registry_was_built_from_holds_every_statement(
     (tmp_path / "rfc.md").write_text(rfc0014, encoding="utf-8")
     status, out, _ = run(capsys, "statements", "check", "RFC 0014", str(tmp_path / "rfc.md"))
     assert status == 0, out
-    assert "0 stale" in out.splitlines()[-1]
+    assert out.splitlines()[-1].endswith(" held, 0 stale, 0 new normative sentence(s)"), out
 
 
 def test_a_changed_rule_names_the_statement_and_the_cases_citing_it(
@@ -55,17 +55,18 @@ def test_a_changed_rule_names_the_statement_and_the_cases_citing_it(
         capsys, "statements", "check", "RFC 0014", str(tmp_path / "rfc.md"), "--format", "json"
     )
     assert status == 1
-    data = json.loads(out)
-    (stale,) = data["stale"]
-    assert stale["id"] == "RFC0014.rule-4.2"
-    assert stale["keyword"] == "not-error"
-    assert stale["cases"], "the catalog's cases citing rule 4 are named"
-    assert all(case.startswith("control.") for case in stale["cases"])
-    # The new sentence says "is a validation error": a candidate for the registry.
-    assert any("This is a validation error." in c["text"] for c in data["candidates"])
+    removed, new = json.loads(out)["changes"]
+    # The sentence keeps too few of the rule's words to be read as it: the rule is removed,
+    # and the new sentence is said with its binding words.
+    assert (removed["kind"], removed["statement"]) == ("removed", "RFC0014.rule-4.2")
+    assert removed["keyword"] == "not-error"
+    assert removed["cases"], "the catalog's cases citing rule 4 are named"
+    assert all(case.startswith("control.") for case in removed["cases"])
+    assert (new["kind"], new["now"], new["section"]) == ("new", "error", "Validation Rules")
+    assert new["text"] == "This is a validation error."
 
 
-def test_a_removed_statement_is_stale_and_a_new_rule_is_a_candidate(
+def test_a_removed_statement_is_stale_and_a_new_rule_is_new(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "rfc.md").write_text(
@@ -75,8 +76,9 @@ def test_a_removed_statement_is_stale_and_a_new_rule_is_a_candidate(
     )
     status, out, _ = run(capsys, "statements", "check", "0017", str(tmp_path / "rfc.md"))
     assert status == 1
-    assert "RFC0017.rule-1.1" in out  # every statement is gone from this text
-    assert "rfc.md:5 [Validation Rules]: A runtime MUST refuse a provider named twice." in out
+    assert "removed: RFC0017.rule-1.1" in out  # every statement is gone from this text
+    assert "new MUST sentence [Validation Rules] " in out
+    assert "rfc.md:5:\n    A runtime MUST refuse a provider named twice." in out
     assert "Should it warn?" not in out  # a question states nothing
 
 
@@ -95,19 +97,6 @@ def test_unusable_input_is_one_error_line(
     assert status == 2
     assert message in err
     assert len(err.strip().splitlines()) == 1
-
-
-def test_sentences_keep_their_section_and_leave_code_out() -> None:
-    text = (
-        'Intro line\n\n# Rules\n\nA MUST b. C SHOULD d.\n\n```json\n{"x": "MUST"}\n```\n'
-        "- an item that MAY e\n"
-    )
-    found = [(s.section, s.text, s.line) for s in sentences(text)]
-    assert found == [
-        ("Rules", "A MUST b.", 5),
-        ("Rules", "C SHOULD d.", 5),
-        ("Rules", "an item that MAY e", 10),
-    ]
 
 
 @pytest.mark.parametrize(
