@@ -16,6 +16,7 @@ all: it cannot be written as UTF-8), or a megabyte. Such a string stays text eve
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -68,15 +69,78 @@ def kept(text: object, limit: int | None = TEXT_LIMIT) -> str:
 
 
 def kept_data(value: Any, limit: int = TEXT_LIMIT) -> Any:
-    """JSON-shaped data with every string (keys too) :func:`kept`, and a value whose JSON is
-    longer than ``limit`` replaced by that JSON, cut: a record never carries a megabyte."""
+    """JSON-shaped data with every string (keys too) :func:`kept`, shortened to about ``limit``
+    characters of JSON: a record never carries a megabyte.
+
+    Shortening keeps every value's type, so a record stays true to its schema: a string is
+    :func:`cut`, a list keeps its first and last items with an :func:`elided` marker between
+    them, an object keeps as many of its keys (sorted) as fit with an ``elided`` key counting
+    the others, and each item kept is shortened in turn to its share of the room."""
+    return _within(_clean(value, limit), limit)
+
+
+ELIDED = "elided"
+"""The key of the marker that stands for the items of a list (or the keys of an object) that a
+record does not keep; its value is how many."""
+_ITEM_ROOM = 80
+"""Characters of JSON an item kept of a shortened list or object gets at least."""
+_MARKER_ROOM = 40
+"""Characters of JSON an elision marker and the separators around it take at most."""
+
+
+def elided(count: int) -> dict[str, int]:
+    """The marker standing for ``count`` items of a list a record does not keep."""
+    return {ELIDED: count}
+
+
+def _within(value: Any, budget: int) -> Any:
+    """``value`` shortened to about ``budget`` characters of JSON, keeping its type."""
+    if len(_json(value)) <= budget:
+        return value
     if isinstance(value, str):
-        return kept(value, limit)
-    if isinstance(value, dict | list):
-        cleaned = _clean(value, limit)
-        text = _json(cleaned)
-        return cleaned if len(text) <= limit else cut(text, limit)
-    return value
+        return cut(value, max(budget - 2, NOTE_ROOM + 2))
+    if isinstance(value, list):
+        return _list_within(value, budget)
+    if isinstance(value, dict):
+        return _dict_within(value, budget)
+    return value  # a number: the reader bounds its digits
+
+
+def _list_within(items: list[Any], budget: int) -> list[Any]:
+    room = max(budget - _MARKER_ROOM, _ITEM_ROOM)
+    keep = min(len(items), room // _ITEM_ROOM)
+    while True:
+        # The head shows where a run went first, the tail where it ended: keep both.
+        tail = keep // 2
+        head = keep - tail
+        share = room // keep if keep else 0
+        kept_items = [_within(item, share) for item in items[:head]]
+        removed = len(items) - keep
+        if removed:
+            kept_items.append(elided(removed))
+        kept_items += [_within(item, share) for item in items[len(items) - tail :]]
+        if keep == 0 or len(_json(kept_items)) <= budget:
+            return kept_items
+        keep //= 2
+
+
+def _dict_within(mapping: dict[str, Any], budget: int) -> dict[str, Any]:
+    room = max(budget - _MARKER_ROOM, _ITEM_ROOM)
+    names = sorted(mapping)
+    keep = min(len(names), room // _ITEM_ROOM)
+    while True:
+        share = room // keep if keep else 0
+        # A key is cut to half its share: a key of thousands of characters must not crowd out
+        # its value.
+        shortened = {
+            cut(name, max(share // 2, NOTE_ROOM + 2)): _within(mapping[name], share // 2)
+            for name in names[:keep]
+        }
+        if keep < len(names):
+            shortened[ELIDED] = len(names) - keep
+        if keep == 0 or len(_json(shortened)) <= budget:
+            return shortened
+        keep //= 2
 
 
 def without_surrogates(value: Any) -> Any:
@@ -91,6 +155,8 @@ DEPTH_KEPT = 64
 def _clean(value: Any, limit: int | None, depth: int = 0) -> Any:
     if isinstance(value, str):
         return kept(value, limit)
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # no JSON number: kept as the text it is
     if value is None or isinstance(value, bool | int | float):
         return value
     if isinstance(value, dict | list | tuple) and depth >= DEPTH_KEPT:
@@ -162,8 +228,10 @@ def xml_text(text: object, limit: int = TEXT_LIMIT) -> str:
 
 __all__ = [
     "CONTROL_BUT_LINES",
+    "ELIDED",
     "TEXT_LIMIT",
     "cut",
+    "elided",
     "kept",
     "kept_data",
     "markdown",

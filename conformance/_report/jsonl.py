@@ -26,7 +26,7 @@ from conformance._basics.spec_versions import SpecVersionError, check_target
 from conformance._basics.text import kept, without_surrogates
 from conformance._judging.records import REPORT_FORMAT, PartRecord, Report, RunHeader
 from conformance._judging.verdicts import judge_report
-from conformance._report.outputs import STDOUT, open_locked
+from conformance._report.outputs import STDOUT, OutputError, open_locked
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -70,32 +70,62 @@ class JsonLinesWriter:
         self, path: str | Path, header: RunHeader, *, stdout: TextIO | None = None
     ) -> None:
         self._owned = str(path) != STDOUT
+        self._path = "-" if not self._owned else str(path)
         self._stream: IO[str] = (
             io.TextIOWrapper(open_locked(path, "the json report"), encoding="utf-8")
             if self._owned
             else stdout or sys.stdout
         )
-        self._write(header.to_dict())
+        try:
+            self._write(header.to_dict())
+        except OutputError:
+            self.close()
+            raise
 
     def _write(self, record: Mapping[str, Any]) -> None:
+        """Write one line and flush it.
+
+        Raises:
+            OutputError: it cannot be written (a full disk, a file-size limit): an error of
+                the kit's, which stops the run; never one of the runtime's.
+        """
         try:
-            self._stream.write(_line(record))
-        except UnicodeEncodeError:  # a lone surrogate the kit did not catch earlier: keep text
-            self._stream.write(_line(without_surrogates(record)))
-        self._stream.flush()
+            try:
+                self._stream.write(_line(record))
+            except UnicodeEncodeError:  # a lone surrogate not caught earlier: keep it as text
+                self._stream.write(_line(without_surrogates(record)))
+            self._stream.flush()
+        except OSError as error:
+            raise OutputError(
+                f"cannot write the json report {self._path}: {error.strerror or error}"
+            ) from None
 
     def add(self, record: PartRecord) -> None:
+        """Write a part's record.
+
+        Raises:
+            OutputError: see :meth:`_write`.
+        """
         self._write(record.to_dict())
 
     def finish(self, report: Report) -> None:
-        """Write the summary line of a finished run."""
+        """Write the summary line of a finished run.
+
+        Raises:
+            OutputError: see :meth:`_write`.
+        """
         self._write(summary_record(report))
 
     def close(self) -> None:
-        if self._owned:
-            self._stream.close()
-        else:
-            self._stream.flush()
+        """Close the file (flush ``stdout``); never raises: a line that could not be written
+        was said by :meth:`_write`."""
+        try:
+            if self._owned:
+                self._stream.close()
+            else:
+                self._stream.flush()
+        except OSError:
+            pass  # the buffer held a line whose error _write raised already
 
 
 def summary_record(report: Report) -> dict[str, Any]:

@@ -15,6 +15,13 @@ of them answer with are what a runtime may send to poison the views of its own r
 ``SurrogateName``      the same with a lone surrogate (``"\\ud800"``)
 ``ExitsZero``          calls ``os._exit(0)`` in ``start``
 ``RejectsWithoutCode`` raises ``Rejected(None)`` for every event
+``LosesOldestHistory`` drops the oldest history entry and adds one of hostile strings, a huge
+                       and a deeply nested value; from its 51st event on, it answers that
+                       entry as the transition taken, and refuses its 101st event: after a long
+                       path (100 transitions in ``workflow.execution.history-complete``) every
+                       field of the failure is larger than a record keeps
+``OddClaims``          claims levels no area has, an area the kit does not know and a name of
+                       control characters (set ``CLAIMS`` on a subclass)
 =====================  ======================================================================
 """
 
@@ -25,7 +32,7 @@ import threading
 import time
 from typing import Any
 
-from fakes import Delegating
+from fakes import Delegating, SessionWrapper, WrapsSessions
 
 from conformance import Capabilities, PackInput, Rejected
 
@@ -111,3 +118,45 @@ class RejectsWithoutCode(Delegating):
 
     def start(self, pack: PackInput) -> Any:
         return _Refusing(super().start(pack), None)
+
+
+def deep(levels: int) -> Any:
+    """A list nested ``levels`` deep."""
+    value: Any = "bottom"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+HOSTILE_ENTRY = {
+    "from": CONTROL,
+    "to": MARKDOWN,
+    "event": SURROGATE,
+    "huge": LONG,
+    "deep": deep(200),
+    "many": {f"key {n} {CONTROL}": n for n in range(500)},
+}
+
+
+class _LosingHistory(SessionWrapper):
+    sent = 0
+
+    def send(self, event: str, source: str = "host") -> Any:
+        self.sent += 1
+        if self.sent > 100:
+            raise Rejected(MARKDOWN, message=CONTROL + LONG)
+        answer = self._session.send(event, source)
+        return {**answer, "transition": HOSTILE_ENTRY} if self.sent > 50 else answer
+
+    def state(self) -> Any:
+        state = dict(self._session.state())
+        history = list(state.get("history") or [])
+        state["history"] = [*history[1:], HOSTILE_ENTRY]
+        return state
+
+
+class LosesOldestHistory(WrapsSessions, Delegating):
+    NAME = "loses-oldest-history"
+
+    def wrap(self, pack: PackInput, session: Any) -> Any:
+        return _LosingHistory(session)
