@@ -144,8 +144,8 @@ class _PluginState:
     def capabilities(self) -> Capabilities:
         try:
             return self.runner.guard.capabilities()
-        except AdapterError:  # shown in the summary as the spec; the levels matter more
-            return Capabilities(name=self.adapter_spec)
+        except AdapterError as error:  # impossible claims too: nothing could be judged
+            raise pytest.UsageError(f"ppconf: {error}") from None
 
     def header(self) -> RunHeader:
         """The run's header, made once (the streamed report starts with it)."""

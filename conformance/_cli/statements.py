@@ -36,6 +36,7 @@ from conformance._judging.coverage import (
     coverage,
     merged_sources,
 )
+from conformance._options import percent
 from conformance._views.context_coverage import (
     context_coverage_json,
     render_context_html,
@@ -65,7 +66,7 @@ def add_statements_parsers(commands: Any) -> None:
     )
     cover.add_argument(
         "--fail-under",
-        type=float,
+        type=percent,
         metavar="PCT",
         help="exit 1 when the testable MUST statements of a source shown are covered below PCT",
     )

@@ -330,7 +330,39 @@ def read_report(path: str | Path) -> Report:
         raise ReportError(
             f"{path}: no run header; is this a report written by `ppconf run --report json`?"
         )
-    return Report(header, tuple(records), complete, written)
+    report = Report(header, tuple(records), complete, written)
+    problem = _disagreement(report, seen)
+    if problem is not None:
+        raise ReportError(
+            f"{path}: {problem}: the report was altered after it was written; run again"
+        )
+    return report
+
+
+def _disagreement(report: Report, lines: Mapping[tuple[str, str], int]) -> str | None:
+    """Where a report's header and records disagree (None: nowhere). A report the kit wrote
+    never does: its header lists the parts of the catalog it names, each record is one of them,
+    and its summary counts its records."""
+    header = report.header
+    cases = len({case for case, _ in header.parts})
+    if cases != header.catalog_cases:
+        return (
+            f"its header lists parts of {cases:,} cases, but a catalog of "
+            f"{header.catalog_cases:,} cases"
+        )
+    listed = set(header.parts)
+    for record in report.records:
+        if (record.case, record.part) not in listed:
+            line = lines.get((record.case, record.part))
+            return (
+                f"line {line}: {kept(record.case, 80)} [{kept(record.part, 80)}] is not a part "
+                "its header lists"
+            )
+    if report.written is not None:
+        counts = report.written.get("counts")
+        if counts != report.counts():
+            return f"its summary counts {counts}, but its records make {report.counts()}"
+    return None
 
 
 def _spec_version_problem(data: Mapping[str, Any]) -> str | None:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar, cast
 
+from conformance._basics.areas import claims_problem
 from conformance._basics.errors import (
     AdapterError,
     AdapterFault,
@@ -227,6 +228,9 @@ class Guard:
             raise AdapterError(
                 f"capabilities().claims must map area names to integer levels, not {claims!r}"
             )
+        problem = claims_problem(claims)
+        if problem is not None:
+            raise AdapterError(f"capabilities().claims: {problem}")
         return capabilities
 
     def load(self, pack: PackInput) -> None:

@@ -20,8 +20,10 @@ of them answer with are what a runtime may send to poison the views of its own r
                        entry as the transition taken, and refuses its 101st event: after a long
                        path (100 transitions in ``workflow.execution.history-complete``) every
                        field of the failure is larger than a record keeps
-``OddClaims``          claims levels no area has, an area the kit does not know and a name of
-                       control characters (set ``CLAIMS`` on a subclass)
+``OddClaims``          claims workflow Level 99999999999999999999 (``ClaimsNegative``: loops
+                       -1; ``ClaimsUnknownArea``: an area named with control characters;
+                       ``ClaimsAboveTheKit``: providers 3, a level of the RFC the kit does not
+                       assess, which is no lie)
 =====================  ======================================================================
 """
 
@@ -30,7 +32,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from fakes import Delegating, SessionWrapper, WrapsSessions
 
@@ -160,3 +162,24 @@ class LosesOldestHistory(WrapsSessions, Delegating):
 
     def wrap(self, pack: PackInput, session: Any) -> Any:
         return _LosingHistory(session)
+
+
+class OddClaims(Delegating):
+    """Claims :attr:`CLAIMS` (set by a subclass, or by a test on this class)."""
+
+    NAME = "odd-claims"
+    CLAIMS: ClassVar[dict[str, int]] = {"workflow": 99999999999999999999}
+
+
+class ClaimsNegative(OddClaims):
+    CLAIMS: ClassVar[dict[str, int]] = {"loops": -1}
+
+
+class ClaimsUnknownArea(OddClaims):
+    CLAIMS: ClassVar[dict[str, int]] = {"x\x1b[2J": 1}
+
+
+class ClaimsAboveTheKit(OddClaims):
+    """Providers Level 3: a level of RFC 0017, above the kit's Level 1: possible, judged to 1."""
+
+    CLAIMS: ClassVar[dict[str, int]] = {"providers": 3}
