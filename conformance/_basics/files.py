@@ -42,13 +42,12 @@ def open_regular(path: str | Path) -> IO[bytes]:
         if error.errno == errno.ELOOP:
             raise NotAFile("it is a symlink loop (a link that leads back to itself)") from None
         raise NotAFile(error.strerror or str(error)) from None
-    stream = os.fdopen(descriptor, "rb")
     mode = os.fstat(descriptor).st_mode
-    if not stat.S_ISREG(mode):
-        stream.close()
+    if not stat.S_ISREG(mode):  # checked before fdopen, which refuses a folder on its own
+        os.close(descriptor)
         kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
         raise NotAFile(f"it is {kind}, not a file")
-    return stream
+    return os.fdopen(descriptor, "rb")
 
 
 def read_regular(path: str | Path, limit: int) -> bytes:

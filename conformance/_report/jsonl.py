@@ -223,6 +223,25 @@ def _open_report(path: str | Path) -> IO[bytes]:
         ) from None
 
 
+_COMPRESSED = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (b"PK\x03\x04", "zip"),
+)
+"""The first bytes of the compressed files a report may be kept in."""
+
+
+def _check_not_compressed(path: str | Path, start: bytes) -> None:
+    for magic, kind in _COMPRESSED:
+        if start.startswith(magic):
+            raise ReportError(
+                f"{path}: a {kind}-compressed file; decompress it first (the kit reads the "
+                "JSON Lines text `ppconf run --report json` writes)"
+            )
+
+
 def _lines(path: str | Path, stream: IO[bytes]) -> Iterator[tuple[int, str, bool]]:
     """``(number, text, ends with a newline)`` for each line, each at most
     :data:`MAX_LINE_BYTES` long and the file at most :data:`MAX_REPORT_BYTES`."""
@@ -232,6 +251,8 @@ def _lines(path: str | Path, stream: IO[bytes]) -> Iterator[tuple[int, str, bool
         raw = stream.readline(MAX_LINE_BYTES + 1)
         if not raw:
             return
+        if number == 0:
+            _check_not_compressed(path, raw)
         number += 1
         total += len(raw)
         if len(raw) > MAX_LINE_BYTES:

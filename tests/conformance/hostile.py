@@ -13,6 +13,7 @@ of them answer with are what a runtime may send to poison the views of its own r
 ``ControlName``        the same with terminal escape sequences and C0 control characters
 ``LongName``           the same with a string of a million characters
 ``SurrogateName``      the same with a lone surrogate (``"\\ud800"``)
+``NonAsciiName``       the same with letters beyond ASCII (for a terminal that has only ASCII)
 ``ExitsZero``          calls ``os._exit(0)`` in ``start``
 ``RejectsWithoutCode`` raises ``Rejected(None)`` for every event
 ``LosesOldestHistory`` drops the oldest history entry and adds one of hostile strings, a huge
@@ -46,6 +47,7 @@ MARKDOWN = (
 CONTROL = "\x1b[2J\x1b]0;retitled\x07\x00\x01\x0b\x7f\x9b\u202eevil\r\nFAKE LINE"
 LONG = "A" * 1_000_000
 SURROGATE = "bad \ud800 text"
+NON_ASCII = "Ünïcødé ✓ 名前"
 
 
 class Slow(Delegating):
@@ -106,6 +108,10 @@ class LongName(_Says):
 
 class SurrogateName(_Says):
     PAYLOAD = SURROGATE
+
+
+class NonAsciiName(_Says):
+    PAYLOAD = NON_ASCII
 
 
 class ExitsZero(Delegating):
