@@ -75,4 +75,23 @@ def resolved(path: Path) -> Path:
         raise NotAFile("it is a symlink loop (a link that leads back to itself)") from None
 
 
-__all__ = ["NotAFile", "open_regular", "read_regular", "resolved"]
+_INSTALLED = Path(__file__).resolve().parents[2]
+"""The folder holding the kit's packages (``conformance``, ``reference``): a checkout, or
+``site-packages``."""
+
+
+def shown_source(filename: str) -> str:
+    """A source file as an error shows it: one of the kit's own relative to the folder holding
+    the kit's packages (``conformance/_judging/runner.py``), so that no message prints where the
+    kit is installed; any other (a runtime's, which its author wants to find) as it is."""
+    try:
+        path = Path(filename).resolve()
+    except (OSError, RuntimeError):
+        return filename
+    for package in ("conformance", "reference"):
+        if path.is_relative_to(_INSTALLED / package):
+            return path.relative_to(_INSTALLED).as_posix()
+    return filename
+
+
+__all__ = ["NotAFile", "open_regular", "read_regular", "resolved", "shown_source"]

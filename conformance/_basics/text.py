@@ -8,13 +8,15 @@ all: it cannot be written as UTF-8), or a megabyte. Such a string stays text eve
 - :func:`kept` for what the kit records (the JSON report): lone surrogates written out as
   ``\\ud800``, and a long string cut, its head and tail kept around a note of the size cut;
 - one helper per view family, each doing the same and escaping what its format gives meaning
-  to: :func:`terminal` (every control character written out), :func:`markdown` and
-  :func:`markdown_code` (Markdown syntax and HTML escaped), :func:`xml_text` (what XML 1.0
-  cannot hold written out). The HTML view has its own (``_report/html.py``).
+  to: :func:`terminal` (every control character written out, no workflow command),
+  :func:`markdown` and :func:`markdown_code` (Markdown syntax, autolinks and HTML escaped),
+  :func:`xml_text` (what XML 1.0 cannot hold written out), :func:`html_text`. Every view of
+  every command shows outside text through these, and only these.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
@@ -33,8 +35,12 @@ CONTROL_BUT_LINES = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 """What :data:`_CONTROL` matches but tab and newline: for views where lines are text (HTML)."""
-_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
-"""What XML 1.0 cannot hold (or discourages: DEL and C1), tab and newlines aside."""
+_XML_ILLEGAL = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+    "\ud800-\udfff\ufffe\uffff]"
+)
+"""What XML 1.0 cannot hold (or discourages: DEL and C1), and the separators and
+bidirectional controls of :data:`_CONTROL`, tab and newlines aside."""
 
 
 def written_out(match: re.Match[str]) -> str:
@@ -182,10 +188,17 @@ def _json(value: Any) -> str:
         return _repr(value)
 
 
+_WORKFLOW_COMMAND = re.compile(r"(^|\s)::")
+"""Where a GitHub Actions workflow command (``::error file=...::``, ``::add-mask::``) would
+start: a log line beginning with ``::``, leading spaces aside."""
+
+
 def terminal(text: object, limit: int = TEXT_LIMIT) -> str:
-    """Text for a terminal: every control character written out (a runtime cannot clear the
-    screen, retitle the window or start a line of its own), cut to ``limit``."""
-    return _CONTROL.sub(written_out, cut(str(text), limit))
+    """Text for a terminal or a CI log: every control character written out (a runtime cannot
+    clear the screen, retitle the window or start a line of its own), and the first colon of a
+    ``::`` that could start a workflow command too (``\\x3a:error``), cut to ``limit``."""
+    shown = _CONTROL.sub(written_out, cut(str(text), limit))
+    return _WORKFLOW_COMMAND.sub(r"\1\\x3a:", shown) if "::" in shown else shown
 
 
 _MD_ANYWHERE = re.compile(r"([\\`*_\[\]<>&|~$#])")
@@ -196,13 +209,28 @@ _MD_LINE_START = re.compile(r"^(?:([-+=])|(\d+)([.)]))")
 (``>`` and ``#`` are escaped wherever they are)."""
 
 
+def terminal_lines(text: str) -> str:
+    """A whole text view whose lines hold outside text (statements read from files, pack
+    keys), each line shown as :func:`terminal` shows text; its own line breaks kept."""
+    return "\n".join(terminal(line, limit=max(len(line), 1)) for line in text.split("\n"))
+
+
 def markdown(text: object, limit: int = TEXT_LIMIT) -> str:
     """Text for Markdown (a CI step summary): one line, every character that Markdown or HTML
     gives a meaning to backslash-escaped, control characters and newlines written out, cut to
     ``limit``. It renders as the text it is, wherever it is put in a line."""
     shown = _CONTROL.sub(written_out, cut(str(text), limit))
     shown = _MD_ANYWHERE.sub(r"\\\1", shown)
+    shown = _AUTOLINK.sub(r"\1\\\2", shown)
+    if "::" in shown:  # printed to a CI log, a Markdown line is a log line too
+        shown = _WORKFLOW_COMMAND.sub(r"\1\\::", shown)
     return _MD_LINE_START.sub(_line_start, shown)
+
+
+_AUTOLINK = re.compile(r"([A-Za-z0-9])([:.@])(?=[/A-Za-z0-9])")
+"""What GitHub's Markdown turns into a link without link syntax (``https://...``,
+``www.example.com``, ``user@example.com``): the colon, dot or at sign after a letter or digit
+is backslash-escaped, which renders as itself and breaks the autolink."""
 
 
 def _line_start(match: re.Match[str]) -> str:
@@ -222,8 +250,17 @@ def markdown_code(text: object, limit: int = TEXT_LIMIT) -> str:
 
 def xml_text(text: object, limit: int = TEXT_LIMIT) -> str:
     """Text for an XML document: what XML 1.0 cannot hold written out (so the file stays
-    well-formed), cut to ``limit``; the XML writer escapes ``<``, ``&`` and quotes."""
+    well-formed), and the bidirectional overrides and line separators that would reorder or
+    break what a CI page shows of it, cut to ``limit``; the XML writer escapes ``<``, ``&`` and
+    quotes."""
     return _XML_ILLEGAL.sub(written_out, cut(str(text), limit))
+
+
+def html_text(text: object, limit: int = TEXT_LIMIT) -> str:
+    """Text for HTML (text and attribute values): control characters and lone surrogates
+    written out (tab and newline kept: a ``<pre>`` shows them), ``<``, ``&`` and quotes escaped,
+    cut to ``limit``."""
+    return html.escape(CONTROL_BUT_LINES.sub(written_out, cut(str(text), limit)), quote=True)
 
 
 __all__ = [
@@ -232,11 +269,13 @@ __all__ = [
     "TEXT_LIMIT",
     "cut",
     "elided",
+    "html_text",
     "kept",
     "kept_data",
     "markdown",
     "markdown_code",
     "terminal",
+    "terminal_lines",
     "without_surrogates",
     "written_out",
     "xml_text",

@@ -13,13 +13,12 @@ screen. The same report gives the same bytes.
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from conformance._basics.text import CONTROL_BUT_LINES, ELIDED, cut, written_out
+from conformance._basics.text import ELIDED, html_text
 from conformance._drawing import DrawingError, draw_composition, draw_workflow
 from conformance._drawing import _svg as svg_style
 from conformance._judging.checks import Check
@@ -109,10 +108,9 @@ def failure_box(report: Report, record: PartRecord) -> list[str]:
 
 
 def escape(text: object) -> str:
-    """``text`` escaped for HTML text and attribute values, control characters and lone
-    surrogates written out, cut when long (see :mod:`conformance._basics.text`)."""
-    shown = CONTROL_BUT_LINES.sub(written_out, cut(str(text)))
-    return html.escape(shown, quote=True)
+    """``text`` escaped for HTML text and attribute values (see
+    :func:`conformance._basics.text.html_text`)."""
+    return html_text(text)
 
 
 _e = escape

@@ -14,6 +14,7 @@ of them answer with are what a runtime may send to poison the views of its own r
 ``LongName``           the same with a string of a million characters
 ``SurrogateName``      the same with a lone surrogate (``"\\ud800"``)
 ``NonAsciiName``       the same with letters beyond ASCII (for a terminal that has only ASCII)
+``EveryOddity``        the same with every string of :data:`ODDITIES` at once
 ``ExitsZero``          calls ``os._exit(0)`` in ``start``
 ``RejectsWithoutCode`` raises ``Rejected(None)`` for every event
 ``LosesOldestHistory`` drops the oldest history entry and adds one of hostile strings, a huge
@@ -48,6 +49,23 @@ CONTROL = "\x1b[2J\x1b]0;retitled\x07\x00\x01\x0b\x7f\x9b\u202eevil\r\nFAKE LINE
 LONG = "A" * 1_000_000
 SURROGATE = "bad \ud800 text"
 NON_ASCII = "Ünïcødé ✓ 名前"
+ODDITIES = (
+    "\x1b[2J",  # ESC, CSI: clear the screen
+    "\x07",  # BEL
+    "\x00",  # NUL
+    "\u202eevil",  # a right-to-left override
+    "\u2028",  # a line separator
+    "\ud800",  # a lone surrogate
+    "\n::error file=x.py,line=1::owned",  # a GitHub workflow command, on a line of its own
+    "::warning::owned",  # one that starts the string
+    "</details><h1>FAKE</h1>",
+    "<script>alert(1)</script>",
+    "https://evil.example/x www.evil.example",
+    "| a | b |\n|---|---|",
+    "```\nfenced\n```",
+)
+"""What a runtime (or a file the kit reads) may hold to break out of text in some view."""
+EVERY_ODDITY = " ".join(ODDITIES)
 
 
 class Slow(Delegating):
@@ -112,6 +130,10 @@ class SurrogateName(_Says):
 
 class NonAsciiName(_Says):
     PAYLOAD = NON_ASCII
+
+
+class EveryOddity(_Says):
+    PAYLOAD = EVERY_ODDITY
 
 
 class ExitsZero(Delegating):
