@@ -61,6 +61,19 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def percent(text: str) -> float:
+    """An argparse type: a percentage, 0 to 100 (``--fail-under``); ``nan`` (which no
+    coverage is under, so it would never fail), infinities and numbers outside the range are
+    refused."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:30]!r} is not a percentage") from None
+    if not math.isfinite(value) or not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{text[:30]} is not a percentage from 0 to 100")
+    return value
+
+
 def level_number(text: str) -> int:
     """An argparse type: a support level, 0 to 3."""
     try:
@@ -274,6 +287,7 @@ __all__ = [
     "RunOption",
     "add_run_option",
     "level_number",
+    "percent",
     "positive_seconds",
     "whole_number",
 ]

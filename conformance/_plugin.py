@@ -167,12 +167,76 @@ class _PluginState:
         if self.handed is not None:
             self.handed.unlink(missing_ok=True)
             self.handed = None
+        self._header: RunHeader | None = None
+        self.streams: list[JsonLinesWriter] = []  # the JSON reports, written as parts end
+        self.broken = False  # a report could not be written: the session stops, judging nothing
 
     def capabilities(self) -> Capabilities:
         try:
             return self.runner.guard.capabilities()
-        except AdapterError:  # shown in the summary as the spec; the levels matter more
-            return Capabilities(name=self.adapter_spec)
+        except AdapterError as error:  # impossible claims too: nothing could be judged
+            raise pytest.UsageError(f"ppconf: {error}") from None
+
+    def header(self) -> RunHeader:
+        """The run's header, made once (the streamed report starts with it)."""
+        if self._header is None:
+            self._header = RunHeader.of(
+                self.adapter_spec,
+                self.capabilities(),
+                self.catalog,
+                self.selection,
+                repeat=self.runner.repeat,
+                expected_failures=self.expected,
+                require_level=self.require_level,
+                strict=self.strict,
+            )
+        return self._header
+
+    def open_streams(self) -> None:
+        """Start each JSON report asked for with the run's header: the records follow as the
+        parts end (as ``ppconf run`` streams its report), so a session that dies leaves every
+        part it finished.
+
+        Raises:
+            OutputError: a report cannot be written (the others are closed).
+        """
+        for fmt, path in self.reports:
+            if fmt != "json":
+                continue
+            try:
+                self.streams.append(JsonLinesWriter(path, self.header()))
+            except OutputError:
+                self.close_streams()
+                raise
+
+    def close_streams(self) -> None:
+        for writer in self.streams:
+            writer.close()
+        self.streams = []
+
+    def keep(self, record: PartRecord) -> bool:
+        """Keep a part's record, and stream it to the JSON reports; ``False`` when one of them
+        could not be written (said on stderr): the session must stop, as ``ppconf run`` does."""
+        key = (record.case, record.part)
+        first = key not in self.records
+        self.records[key] = record
+        if not first:  # the same part's record from a later phase of its test (teardown)
+            return True
+        try:
+            for writer in self.streams:
+                writer.add(record)
+        except OutputError as error:
+            self.lost(error)
+            return False
+        return True
+
+    def lost(self, error: OutputError) -> None:
+        """A report could not be written: the kit's fault, never the runtime's. Said once; the
+        session ends with a usage error and no JSON report gets a summary."""
+        print(f"ppconf: error: {error}", file=sys.stderr)
+        self.unwritten += 1
+        self.close_streams()
+        self.broken = True
 
     def finish(self, *, complete: bool = True) -> None:
         """Judge the session from the records gathered, and write the reports.
@@ -180,33 +244,28 @@ class _PluginState:
         Arguments:
             complete: whether the session ran to its end (an interrupted one gets no summary).
         """
-        header = RunHeader.of(
-            self.adapter_spec,
-            self.capabilities(),
-            self.catalog,
-            self.selection,
-            repeat=self.runner.repeat,
-            expected_failures=self.expected,
-            require_level=self.require_level,
-            strict=self.strict,
-        )
+        header = self.header()
         order = {part: index for index, part in enumerate(header.parts)}
         records = sorted(
             self.records.values(), key=lambda r: order.get((r.case, r.part), len(order))
         )
+        complete = complete and not self.broken
         self.report = Report(header, tuple(records), complete=complete)
         self.judgement = judge_report(self.report)
+        try:
+            for writer in self.streams:
+                if complete:
+                    writer.finish(self.report)
+        except OutputError as error:
+            self.lost(error)
+        self.close_streams()
+        if self.broken:
+            return  # nothing is judged on a session the kit could not record
         for fmt, path in self.reports:
+            if fmt == "json":
+                continue
             try:
-                if fmt == "json":
-                    writer = JsonLinesWriter(path, header)
-                    for record in records:
-                        writer.add(record)
-                    if complete:
-                        writer.finish(self.report)
-                    writer.close()
-                else:
-                    write_output(path, render_view(fmt, self.report), f"the {fmt} report")
+                write_output(path, render_view(fmt, self.report), f"the {fmt} report")
             except OutputError as error:
                 print(f"ppconf: error: {error}", file=sys.stderr)
                 self.unwritten += 1
@@ -430,11 +489,18 @@ class _SessionHooks:
     def __init__(self, state: _PluginState) -> None:
         self.state = state
         self._signals = contextlib.ExitStack()
+        self.session: pytest.Session | None = None
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Take the stop signals (not in an xdist worker: its controller stops it)."""
         if _is_xdist_worker(session.config):
             return
+        self.session = session
+        if self.state.fuzz is None:
+            try:
+                self.state.open_streams()
+            except OutputError as error:
+                raise pytest.UsageError(f"ppconf: {error}") from None
 
         def stop_after_this_item(signum: int) -> None:
             session.shouldstop = f"ppconf: stopped by {signal_name(signum)}"
@@ -473,7 +539,8 @@ class _SessionHooks:
         for key, value in report.user_properties:
             if key == _RECORD and isinstance(value, dict):
                 record = PartRecord.from_dict(value)
-                self.state.records[(record.case, record.part)] = record
+                if not self.state.keep(record) and self.session is not None:
+                    self.session.shouldstop = "ppconf: a report could not be written"
                 ours = True
         if report.failed and not ours and not report.nodeid.startswith("ppconf"):
             self.state.other_failures += 1
@@ -519,12 +586,17 @@ class _SessionHooks:
         """Let an adapter holding a process (cmd:) shut it down; give the signals back."""
         self.state.drop_handed()  # the catalog handed to xdist workers, however it ended
         self.state.runner.guard.close()
+        self.state.close_streams()
         self._signals.close()
 
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
         """Print the findings, the support level table and the verdict."""
         state = self.state
         if _is_xdist_worker(config) or state.report is None or state.judgement is None:
+            return
+        if state.broken:
+            terminalreporter.section("ppconf support levels")
+            terminalreporter.write_line("not judged: a report could not be written (see above)")
             return
         write = terminalreporter.write_line
         findings = render_findings(state.report)

@@ -7,6 +7,7 @@ and report schemas (a test ties those to it). Adding an area is one row here plu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 
@@ -66,4 +67,24 @@ def area(name: str) -> Area:
     return BY_NAME[name]
 
 
-__all__ = ["AREAS", "BY_NAME", "REGISTRY", "TOP_LEVEL", "Area", "area"]
+def claims_problem(claims: Mapping[str, int]) -> str | None:
+    """What makes a runtime's claims impossible (None: nothing): an area the kit does not know,
+    or a level below 0 or above the highest its RFC defines. A claim above what the kit assesses
+    but within the RFC's levels is possible (it is judged up to :attr:`Area.top`).
+
+    Arguments:
+        claims: area name -> level, as a runtime's hello states them.
+    """
+    for name, level in sorted(claims.items(), key=lambda item: str(item[0])):
+        known = BY_NAME.get(name)
+        if known is None:
+            return f"{name[:60]!r} is not an area the kit knows; claim levels of {', '.join(AREAS)}"
+        if not 0 <= level <= known.rfc_top:
+            return (
+                f"{name} Level {str(level)[:30]} is not a level of {known.rfc}; claim a level "
+                f"from 0 to {known.rfc_top}"
+            )
+    return None
+
+
+__all__ = ["AREAS", "BY_NAME", "REGISTRY", "TOP_LEVEL", "Area", "area", "claims_problem"]

@@ -42,13 +42,12 @@ def open_regular(path: str | Path) -> IO[bytes]:
         if error.errno == errno.ELOOP:
             raise NotAFile("it is a symlink loop (a link that leads back to itself)") from None
         raise NotAFile(error.strerror or str(error)) from None
-    stream = os.fdopen(descriptor, "rb")
     mode = os.fstat(descriptor).st_mode
-    if not stat.S_ISREG(mode):
-        stream.close()
+    if not stat.S_ISREG(mode):  # checked before fdopen, which refuses a folder on its own
+        os.close(descriptor)
         kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
         raise NotAFile(f"it is {kind}, not a file")
-    return stream
+    return os.fdopen(descriptor, "rb")
 
 
 def read_regular(path: str | Path, limit: int) -> bytes:
@@ -76,4 +75,23 @@ def resolved(path: Path) -> Path:
         raise NotAFile("it is a symlink loop (a link that leads back to itself)") from None
 
 
-__all__ = ["NotAFile", "open_regular", "read_regular", "resolved"]
+_INSTALLED = Path(__file__).resolve().parents[2]
+"""The folder holding the kit's packages (``conformance``, ``reference``): a checkout, or
+``site-packages``."""
+
+
+def shown_source(filename: str) -> str:
+    """A source file as an error shows it: one of the kit's own relative to the folder holding
+    the kit's packages (``conformance/_judging/runner.py``), so that no message prints where the
+    kit is installed; any other (a runtime's, which its author wants to find) as it is."""
+    try:
+        path = Path(filename).resolve()
+    except (OSError, RuntimeError):
+        return filename
+    for package in ("conformance", "reference"):
+        if path.is_relative_to(_INSTALLED / package):
+            return path.relative_to(_INSTALLED).as_posix()
+    return filename
+
+
+__all__ = ["NotAFile", "open_regular", "read_regular", "resolved", "shown_source"]

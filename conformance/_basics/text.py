@@ -8,14 +8,17 @@ all: it cannot be written as UTF-8), or a megabyte. Such a string stays text eve
 - :func:`kept` for what the kit records (the JSON report): lone surrogates written out as
   ``\\ud800``, and a long string cut, its head and tail kept around a note of the size cut;
 - one helper per view family, each doing the same and escaping what its format gives meaning
-  to: :func:`terminal` (every control character written out), :func:`markdown` and
-  :func:`markdown_code` (Markdown syntax and HTML escaped), :func:`xml_text` (what XML 1.0
-  cannot hold written out). The HTML view has its own (``_report/html.py``).
+  to: :func:`terminal` (every control character written out, no workflow command),
+  :func:`markdown` and :func:`markdown_code` (Markdown syntax, autolinks and HTML escaped),
+  :func:`xml_text` (what XML 1.0 cannot hold written out), :func:`html_text`. Every view of
+  every command shows outside text through these, and only these.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import math
 import re
 from typing import Any
 
@@ -32,8 +35,12 @@ CONTROL_BUT_LINES = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 """What :data:`_CONTROL` matches but tab and newline: for views where lines are text (HTML)."""
-_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
-"""What XML 1.0 cannot hold (or discourages: DEL and C1), tab and newlines aside."""
+_XML_ILLEGAL = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+    "\ud800-\udfff\ufffe\uffff]"
+)
+"""What XML 1.0 cannot hold (or discourages: DEL and C1), and the separators and
+bidirectional controls of :data:`_CONTROL`, tab and newlines aside."""
 
 
 def written_out(match: re.Match[str]) -> str:
@@ -68,15 +75,78 @@ def kept(text: object, limit: int | None = TEXT_LIMIT) -> str:
 
 
 def kept_data(value: Any, limit: int = TEXT_LIMIT) -> Any:
-    """JSON-shaped data with every string (keys too) :func:`kept`, and a value whose JSON is
-    longer than ``limit`` replaced by that JSON, cut: a record never carries a megabyte."""
+    """JSON-shaped data with every string (keys too) :func:`kept`, shortened to about ``limit``
+    characters of JSON: a record never carries a megabyte.
+
+    Shortening keeps every value's type, so a record stays true to its schema: a string is
+    :func:`cut`, a list keeps its first and last items with an :func:`elided` marker between
+    them, an object keeps as many of its keys (sorted) as fit with an ``elided`` key counting
+    the others, and each item kept is shortened in turn to its share of the room."""
+    return _within(_clean(value, limit), limit)
+
+
+ELIDED = "elided"
+"""The key of the marker that stands for the items of a list (or the keys of an object) that a
+record does not keep; its value is how many."""
+_ITEM_ROOM = 80
+"""Characters of JSON an item kept of a shortened list or object gets at least."""
+_MARKER_ROOM = 40
+"""Characters of JSON an elision marker and the separators around it take at most."""
+
+
+def elided(count: int) -> dict[str, int]:
+    """The marker standing for ``count`` items of a list a record does not keep."""
+    return {ELIDED: count}
+
+
+def _within(value: Any, budget: int) -> Any:
+    """``value`` shortened to about ``budget`` characters of JSON, keeping its type."""
+    if len(_json(value)) <= budget:
+        return value
     if isinstance(value, str):
-        return kept(value, limit)
-    if isinstance(value, dict | list):
-        cleaned = _clean(value, limit)
-        text = _json(cleaned)
-        return cleaned if len(text) <= limit else cut(text, limit)
-    return value
+        return cut(value, max(budget - 2, NOTE_ROOM + 2))
+    if isinstance(value, list):
+        return _list_within(value, budget)
+    if isinstance(value, dict):
+        return _dict_within(value, budget)
+    return value  # a number: the reader bounds its digits
+
+
+def _list_within(items: list[Any], budget: int) -> list[Any]:
+    room = max(budget - _MARKER_ROOM, _ITEM_ROOM)
+    keep = min(len(items), room // _ITEM_ROOM)
+    while True:
+        # The head shows where a run went first, the tail where it ended: keep both.
+        tail = keep // 2
+        head = keep - tail
+        share = room // keep if keep else 0
+        kept_items = [_within(item, share) for item in items[:head]]
+        removed = len(items) - keep
+        if removed:
+            kept_items.append(elided(removed))
+        kept_items += [_within(item, share) for item in items[len(items) - tail :]]
+        if keep == 0 or len(_json(kept_items)) <= budget:
+            return kept_items
+        keep //= 2
+
+
+def _dict_within(mapping: dict[str, Any], budget: int) -> dict[str, Any]:
+    room = max(budget - _MARKER_ROOM, _ITEM_ROOM)
+    names = sorted(mapping)
+    keep = min(len(names), room // _ITEM_ROOM)
+    while True:
+        share = room // keep if keep else 0
+        # A key is cut to half its share: a key of thousands of characters must not crowd out
+        # its value.
+        shortened = {
+            cut(name, max(share // 2, NOTE_ROOM + 2)): _within(mapping[name], share // 2)
+            for name in names[:keep]
+        }
+        if keep < len(names):
+            shortened[ELIDED] = len(names) - keep
+        if keep == 0 or len(_json(shortened)) <= budget:
+            return shortened
+        keep //= 2
 
 
 def without_surrogates(value: Any) -> Any:
@@ -91,6 +161,8 @@ DEPTH_KEPT = 64
 def _clean(value: Any, limit: int | None, depth: int = 0) -> Any:
     if isinstance(value, str):
         return kept(value, limit)
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # no JSON number: kept as the text it is
     if value is None or isinstance(value, bool | int | float):
         return value
     if isinstance(value, dict | list | tuple) and depth >= DEPTH_KEPT:
@@ -116,10 +188,17 @@ def _json(value: Any) -> str:
         return _repr(value)
 
 
+_WORKFLOW_COMMAND = re.compile(r"(^|\s)::")
+"""Where a GitHub Actions workflow command (``::error file=...::``, ``::add-mask::``) would
+start: a log line beginning with ``::``, leading spaces aside."""
+
+
 def terminal(text: object, limit: int = TEXT_LIMIT) -> str:
-    """Text for a terminal: every control character written out (a runtime cannot clear the
-    screen, retitle the window or start a line of its own), cut to ``limit``."""
-    return _CONTROL.sub(written_out, cut(str(text), limit))
+    """Text for a terminal or a CI log: every control character written out (a runtime cannot
+    clear the screen, retitle the window or start a line of its own), and the first colon of a
+    ``::`` that could start a workflow command too (``\\x3a:error``), cut to ``limit``."""
+    shown = _CONTROL.sub(written_out, cut(str(text), limit))
+    return _WORKFLOW_COMMAND.sub(r"\1\\x3a:", shown) if "::" in shown else shown
 
 
 _MD_ANYWHERE = re.compile(r"([\\`*_\[\]<>&|~$#])")
@@ -130,13 +209,28 @@ _MD_LINE_START = re.compile(r"^(?:([-+=])|(\d+)([.)]))")
 (``>`` and ``#`` are escaped wherever they are)."""
 
 
+def terminal_lines(text: str) -> str:
+    """A whole text view whose lines hold outside text (statements read from files, pack
+    keys), each line shown as :func:`terminal` shows text; its own line breaks kept."""
+    return "\n".join(terminal(line, limit=max(len(line), 1)) for line in text.split("\n"))
+
+
 def markdown(text: object, limit: int = TEXT_LIMIT) -> str:
     """Text for Markdown (a CI step summary): one line, every character that Markdown or HTML
     gives a meaning to backslash-escaped, control characters and newlines written out, cut to
     ``limit``. It renders as the text it is, wherever it is put in a line."""
     shown = _CONTROL.sub(written_out, cut(str(text), limit))
     shown = _MD_ANYWHERE.sub(r"\\\1", shown)
+    shown = _AUTOLINK.sub(r"\1\\\2", shown)
+    if "::" in shown:  # printed to a CI log, a Markdown line is a log line too
+        shown = _WORKFLOW_COMMAND.sub(r"\1\\::", shown)
     return _MD_LINE_START.sub(_line_start, shown)
+
+
+_AUTOLINK = re.compile(r"([A-Za-z0-9])([:.@])(?=[/A-Za-z0-9])")
+"""What GitHub's Markdown turns into a link without link syntax (``https://...``,
+``www.example.com``, ``user@example.com``): the colon, dot or at sign after a letter or digit
+is backslash-escaped, which renders as itself and breaks the autolink."""
 
 
 def _line_start(match: re.Match[str]) -> str:
@@ -156,19 +250,32 @@ def markdown_code(text: object, limit: int = TEXT_LIMIT) -> str:
 
 def xml_text(text: object, limit: int = TEXT_LIMIT) -> str:
     """Text for an XML document: what XML 1.0 cannot hold written out (so the file stays
-    well-formed), cut to ``limit``; the XML writer escapes ``<``, ``&`` and quotes."""
+    well-formed), and the bidirectional overrides and line separators that would reorder or
+    break what a CI page shows of it, cut to ``limit``; the XML writer escapes ``<``, ``&`` and
+    quotes."""
     return _XML_ILLEGAL.sub(written_out, cut(str(text), limit))
+
+
+def html_text(text: object, limit: int = TEXT_LIMIT) -> str:
+    """Text for HTML (text and attribute values): control characters and lone surrogates
+    written out (tab and newline kept: a ``<pre>`` shows them), ``<``, ``&`` and quotes escaped,
+    cut to ``limit``."""
+    return html.escape(CONTROL_BUT_LINES.sub(written_out, cut(str(text), limit)), quote=True)
 
 
 __all__ = [
     "CONTROL_BUT_LINES",
+    "ELIDED",
     "TEXT_LIMIT",
     "cut",
+    "elided",
+    "html_text",
     "kept",
     "kept_data",
     "markdown",
     "markdown_code",
     "terminal",
+    "terminal_lines",
     "without_surrogates",
     "written_out",
     "xml_text",

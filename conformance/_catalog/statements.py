@@ -21,6 +21,7 @@ import jsonschema_rs
 import reference
 from conformance._basics.contract import REQUIREMENTS, Requirement
 from conformance._basics.errors import CaseError
+from conformance._basics.files import NotAFile, resolved
 from conformance._basics.resources import catalog_root, schema_path
 from reference import Location
 
@@ -275,7 +276,14 @@ def load_registry(*catalogs: str | Path) -> Registry:
     read: list[Source] = []
     for folder in unique:
         for path in statement_files(folder):
-            source = _cached_source(path.resolve())
+            try:
+                source = _cached_source(resolved(path))
+            except NotAFile as error:
+                raise CaseError(
+                    f"cannot read the statement file: {error}",
+                    Location(str(path)),
+                    "remove the link, or make it name a statement file",
+                ) from None
             # A copy of a file already read (a catalog folder made from the built-in one, its
             # statements/ included) is the same source, not a second definition of its ids.
             content = replace(source, file="")

@@ -47,6 +47,7 @@ def entry_point() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    _never_unencodable()
     args = _parser().parse_args(argv)
     try:
         status: int = args.handler(args, sys.stdout)
@@ -62,6 +63,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("ppconf: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     return status
+
+
+def _never_unencodable() -> None:
+    """Write what the terminal's encoding cannot hold as escapes (``\\u00e9``): a runtime's
+    name in a view printed under ``PYTHONIOENCODING=ascii`` is never a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", None) == "strict":
+            reconfigure(errors="backslashreplace")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -15,7 +15,7 @@ from conformance._cli.common import (
     add_format_option,
     print_json,
 )
-from conformance._cli.run import add_adapter_options, open_adapter
+from conformance._cli.run import add_adapter_options, open_adapter, open_protocol_log
 from conformance._runtime.adapter_spec import REFERENCE, load_adapter
 from conformance._runtime.boundary import Guard, refusing_exit
 from conformance._runtime.serve import Server
@@ -67,7 +67,8 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
 
 def _smoke(args: argparse.Namespace, out: TextIO) -> int:
     with stop_signals(), refusing_exit():
-        adapter = open_adapter(args)  # an AdapterError is reported by main()
+        log = open_protocol_log(args)
+        adapter = open_adapter(args, log)  # an AdapterError is reported by main()
         guard = Guard(adapter)
         try:
             results = smoke(adapter, args.timeout)
@@ -75,6 +76,10 @@ def _smoke(args: argparse.Namespace, out: TextIO) -> int:
             if STOP.requested:
                 guard.terminate()  # a stop: no goodbye, the process group goes now
             guard.close()
+            if log is not None:
+                log.close()
+        if log is not None:
+            log.check()  # the kit's fault, not the runtime's: main() says it, exit 2
     broken = [r for r in results if r.verdict == "breaks"]
     if len(broken) == len(results):
         verdict, status = "broken", EXIT_UNUSABLE

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from conformance._basics.text import terminal
+from conformance._basics.text import terminal, without_surrogates
 from conformance._options import MAX_EXAMPLES, whole_number
 
 __all__ = [
@@ -80,6 +80,7 @@ def add_format_option(
 
 def print_json(data: Any, out: TextIO) -> None:
     """Print ``data`` as the JSON every command prints: indented, keys in the order built,
-    text as is (not ASCII-escaped), no NaN."""
-    json.dump(data, out, indent=2, ensure_ascii=False, allow_nan=False)
+    text as is (not ASCII-escaped, a lone surrogate written out as ``\\ud800``), no NaN."""
+    # A lone surrogate (a runtime's answer, a fuzzed string) is no character: written out.
+    json.dump(without_surrogates(data), out, indent=2, ensure_ascii=False, allow_nan=False)
     out.write("\n")

@@ -25,7 +25,7 @@ from conformance._cli.common import (
     print_json,
     report_error,
 )
-from conformance._cli.run import add_adapter_options, open_adapter
+from conformance._cli.run import add_adapter_options, open_adapter, open_protocol_log
 from conformance._options import MAX_EXAMPLES, positive_seconds, whole_number
 from conformance._report.outputs import OutputError
 from conformance._runtime.boundary import Guard, refusing_exit
@@ -111,7 +111,8 @@ def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
     made = _export_folder(args.export) if args.export else []
     try:
         with stop_signals(), refusing_exit():
-            adapter = open_adapter(args)  # an AdapterError is reported by main()
+            log = open_protocol_log(args)
+            adapter = open_adapter(args, log)  # an AdapterError is reported by main()
             guard = Guard(adapter)
             progress = _Progress(sys.stderr, args.max_time)
             try:
@@ -138,6 +139,10 @@ def fuzz_command(args: argparse.Namespace, out: TextIO) -> int:
                 if STOP.requested:
                     guard.terminate()  # a stop: no goodbye, the process group goes now
                 guard.close()
+                if log is not None:
+                    log.close()
+        if log is not None:
+            log.check()  # the kit's fault, not the runtime's: main() says it, exit 2
         return _show(args, result, out)
     finally:
         _remove_if_empty(made)

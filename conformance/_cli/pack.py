@@ -8,6 +8,7 @@ import math
 import re
 import sys
 from dataclasses import replace
+from pathlib import PurePath
 from typing import Any, TextIO
 
 import reference
@@ -29,6 +30,18 @@ __all__ = ["TRACEABLE", "Action", "add_composition_parser", "add_pack_parsers"]
 
 MAX_VALUES = 10_000_000
 """The highest --max-values: a pack's bytes are bounded too (10 MiB), which no more values fill."""
+
+
+def _glob(text: str) -> str:
+    """An argparse type: a file-name pattern (``*.pack.yaml``, ``packs/*.json``) that a path
+    can match; an empty one is refused, as every pattern the path matcher refuses."""
+    try:
+        PurePath("x").match(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is no file-name pattern ({error}); give one such as *.pack.yaml"
+        ) from None
+    return text
 
 
 def add_pack_parsers(commands: Any) -> None:
@@ -59,6 +72,7 @@ def add_pack_parsers(commands: Any) -> None:
     validate.add_argument(
         "--pattern",
         action="append",
+        type=_glob,
         metavar="GLOB",
         help="in a directory, validate the files whose name (or path below it) matches GLOB "
         f"(repeatable; default {', '.join(DEFAULT_PATTERNS)})",

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
+from conformance._basics.files import open_regular
+from conformance._basics.json_text import JsonTextError, loads
 from conformance._cli.common import EXIT_OK, EXIT_UNUSABLE, add_format_option, report_error
 from conformance._report.badge import render_badge
-from conformance._report.jsonl import read_report, summary_line
+from conformance._report.jsonl import (
+    MAX_LINE_BYTES,
+    MAX_REPORT_BYTES,
+    ReportError,
+    read_report,
+    summary_line,
+)
 from conformance._report.matrix import (
     Matrix,
     build_matrix,
@@ -20,7 +27,7 @@ from conformance._report.matrix import (
     render_matrix_markdown,
     render_matrix_text,
 )
-from conformance._report.outputs import STDOUT, check_outputs, write_output
+from conformance._report.outputs import STDOUT, OutputError, check_outputs, write_output
 from conformance._report.views import VIEWS, Renderer, render_view
 
 __all__ = ["MATRIX_VIEWS", "add_report_parser", "report_command"]
@@ -88,29 +95,51 @@ MATRIX_VIEWS: dict[str, Callable[[Matrix], str]] = {
 
 
 def _is_report(path: str) -> bool:
-    """Whether ``path`` is a file whose first line is a run header (else it may be OUT)."""
+    """Whether ``path`` is a regular file whose first line is a run header. Read as the report
+    reader reads (see :func:`~conformance._basics.files.open_regular`): a FIFO, a device, a
+    line without end or nesting without end is no report, and never a hang or a traceback."""
     try:
-        with open(path, encoding="utf-8") as stream:
-            first = stream.readline()
-        data = json.loads(first)
-    except (OSError, UnicodeDecodeError, ValueError):
+        with open_regular(path) as stream:
+            first = stream.readline(MAX_LINE_BYTES + 1)
+        data = loads(first.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, JsonTextError):
         return False
     return isinstance(data, dict) and data.get("type") == "run"
 
 
+VIEW_SUFFIXES = frozenset({".md", ".markdown", ".html", ".htm", ".xml", ".txt", ".json", ".svg"})
+"""The names of files a view may overwrite when given as ``ppconf report FILE OUT``."""
+
+
+def _is_view(path: str) -> bool:
+    return os.path.splitext(path)[1].lower() in VIEW_SUFFIXES
+
+
 def _files_and_out(args: argparse.Namespace) -> tuple[list[str], str | None]:
     """The reports, and where the view goes: ``--output``, else a last argument that is not a
-    report (``ppconf report FILE OUT``, as before several reports could be given)."""
+    report (``ppconf report FILE OUT``, as before several reports could be given).
+
+    Raises:
+        OutputError: the last argument is an existing file that is neither a report nor a
+            view (by its name): it is never guessed to be the output (it may be a compressed
+            report, or anything else of value).
+    """
     files = list(args.files)
     out = args.output
-    if (
-        out is None
-        and len(files) >= 2
-        and (not _is_report(files[-1]) or _same_file(files[-1], files[:-1]))
-    ):
-        # Not a report, or one already given: where the view goes (the outputs check then
-        # refuses a view written over its own report).
-        out = files.pop()
+    if out is None and len(files) >= 2:
+        last = files[-1]
+        if _same_file(last, files[:-1]):
+            out = files.pop()  # the outputs check then refuses a view over its own report
+        elif os.path.exists(last) and not os.path.isfile(last):
+            pass  # a folder, FIFO or device: read as a report, the reader says what it is
+        elif not _is_report(last):
+            if os.path.lexists(last) and last != STDOUT and not _is_view(last):
+                raise OutputError(
+                    f"{last} exists and is not a report: to write the view there, say so with "
+                    f"--output {last}; to read it, give a report written by `ppconf run "
+                    "--report json` (decompressed)"
+                )
+            out = files.pop()
     return files, out
 
 
@@ -152,6 +181,27 @@ def report_command(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def _check_total(files: Sequence[str]) -> None:
+    """Refuse reports whose sizes add up to more than one report may hold: a matrix holds them
+    all in memory at once.
+
+    Raises:
+        ReportError: naming the total and the limit.
+    """
+    total = 0
+    for path in files:
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            continue  # the reader says what is wrong with it
+    if total > MAX_REPORT_BYTES:
+        raise ReportError(
+            f"the {len(files)} reports add up to {total // (1024 * 1024):,} MB, more than the "
+            f"{MAX_REPORT_BYTES // (1024 * 1024)} MB a matrix reads; a report written by ppconf "
+            "is far smaller: give fewer or smaller reports"
+        )
+
+
 def _matrix_command(args: argparse.Namespace, files: list[str], out: TextIO) -> int:
     """Several reports: one matrix of them."""
     render = MATRIX_VIEWS.get(args.format)
@@ -161,6 +211,7 @@ def _matrix_command(args: argparse.Namespace, files: list[str], out: TextIO) -> 
             f"{', '.join(MATRIX_VIEWS)} (or render each report on its own)"
         )
         return EXIT_UNUSABLE
+    _check_total(files)
     reports = [read_report(path) for path in files]
     text = render(build_matrix(reports, files))
     if args.out is None or args.out == STDOUT:

@@ -7,7 +7,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import IO, Any, TextIO
+from typing import IO, Any, TextIO, cast
 
 from conformance._basics.errors import AdapterError, AdapterGaveUp, CaseError, KitError
 from conformance._basics.spec_versions import SpecVersionError, check_target
@@ -32,7 +32,13 @@ from conformance._judging.runner import Runner
 from conformance._judging.verdicts import judge_report
 from conformance._options import add_run_option
 from conformance._report.jsonl import JsonLinesWriter, summary_line
-from conformance._report.outputs import STDOUT, OutputError, check_outputs, write_output
+from conformance._report.outputs import (
+    STDOUT,
+    KitLog,
+    OutputError,
+    check_outputs,
+    write_output,
+)
 from conformance._report.text import render_text
 from conformance._report.views import VIEWS, render_view
 from conformance._runtime.adapter import Adapter
@@ -80,27 +86,29 @@ def add_adapter_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def open_adapter(args: argparse.Namespace) -> Adapter:
-    """The adapter the options name.
+def open_protocol_log(args: argparse.Namespace) -> KitLog | None:
+    """The protocol log the options ask for (``--protocol-log``), if any.
+
+    Raises:
+        OutputError: it cannot be written.
+    """
+    if not args.protocol_log:
+        return None
+    check_outputs([("--protocol-log", args.protocol_log)])
+    return KitLog(args.protocol_log, "the protocol log")
+
+
+def open_adapter(args: argparse.Namespace, log: KitLog | None = None) -> Adapter:
+    """The adapter the options name, its traffic copied to ``log``.
 
     Raises:
         AdapterError: the spec names no adapter.
-        OutputError: the protocol log cannot be written.
     """
-    transcript: IO[str] | None = None
-    if args.protocol_log:
-        check_outputs([("--protocol-log", args.protocol_log)])
-        try:
-            transcript = open(args.protocol_log, "w", encoding="utf-8")  # noqa: SIM115
-        except OSError as error:
-            raise OutputError(
-                f"cannot write the protocol log {args.protocol_log}: {error.strerror or error}"
-            ) from None
     return load_adapter(
         args.adapter,
         timeout=args.timeout,
         validate_protocol=args.validate_protocol,
-        transcript=transcript,
+        transcript=cast(IO[str], log),  # a text stream: it writes and flushes, never raises
     )
 
 
@@ -188,14 +196,16 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
         report_error(str(error))
         return EXIT_UNUSABLE
     with stop_signals(), refusing_exit():
-        adapter = open_adapter(args)
-        guard = Guard(adapter)
+        log = open_protocol_log(args)
+        guard = Guard(open_adapter(args, log))
         try:
-            return _start(args, guard, catalog, chosen, expected, cases=cases, out=out)
+            return _start(args, guard, catalog, chosen, expected, cases=cases, out=out, log=log)
         finally:
             if STOP.requested:
                 guard.terminate()  # a stop: no goodbye, the process group goes now
             guard.close()
+            if log is not None:
+                log.close()
 
 
 def _start(
@@ -207,6 +217,7 @@ def _start(
     *,
     cases: Sequence[Case],
     out: TextIO,
+    log: KitLog | None,
 ) -> int:
     try:
         capabilities = guard.capabilities()
@@ -240,6 +251,7 @@ def _start(
         writers=writers,
         out=out,
         registry=lambda: catalog.registry,
+        log=log,
     )
 
 
@@ -252,12 +264,14 @@ def _run(
     writers: list[JsonLinesWriter],
     out: TextIO,
     registry: Callable[[], Registry],
+    log: KitLog | None,
 ) -> int:
     runner = Runner(adapter, timeout=args.timeout, repeat=args.repeat)
     progress = _Progress(len(cases), sys.stderr)
     records: list[PartRecord] = []
     stopped: Stopped | None = None
     gave_up: str | None = None
+    lost: OutputError | None = None
     started = time.perf_counter()
     try:
         for case in cases:
@@ -266,6 +280,8 @@ def _run(
                 STOP.raise_if_requested()  # a stop signal: after the part that was running
                 record = PartRecord.of(case, runner.run_part(case, part), registry)
                 records.append(record)
+                if log is not None:
+                    log.check()
                 for writer in writers:
                     writer.add(record)
     except Stopped as stop:
@@ -274,16 +290,33 @@ def _run(
         stopped = Stopped(signal.SIGINT)
     except AdapterGaveUp as error:
         gave_up = f"the adapter gave up: {error}"
+    except OutputError as error:  # the kit's own fault: the run stops, no runtime is judged
+        lost = error
     finally:
         progress.clear()
     elapsed = time.perf_counter() - started
-    report = Report(header, tuple(records), complete=stopped is None and gave_up is None)
+    report = Report(
+        header, tuple(records), complete=stopped is None and gave_up is None and lost is None
+    )
     judgement = judge_report(report)
+    unwritten = 0
     for writer in writers:
-        if report.complete:
-            writer.finish(report)
+        try:
+            if report.complete:
+                writer.finish(report)
+        except OutputError as error:
+            report_error(str(error))
+            unwritten += 1
         writer.close()
-    unwritten = _write_reports(args, report, out)
+    if log is not None and lost is None:
+        try:
+            log.check()
+        except OutputError as error:
+            lost = error
+    if lost is not None:
+        report_error(f"{lost}; the run stopped after {len(records)} part(s), judging nothing")
+        return EXIT_UNUSABLE
+    unwritten += _write_reports(args, report, out)
     if args.write_expected_failures:
         try:
             write_expected_failures(args.write_expected_failures, _failures_of(report))
@@ -366,4 +399,4 @@ class _Progress:
             self.stream.flush()
 
 
-__all__ = ["add_run_parser", "open_adapter", "selection"]
+__all__ = ["add_run_parser", "open_adapter", "open_protocol_log", "selection"]

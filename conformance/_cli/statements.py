@@ -9,7 +9,6 @@ normative sentences no statement holds yet.
 from __future__ import annotations
 
 import argparse
-import html
 import json
 import re
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from typing import Any, TextIO
 
 from conformance._basics.errors import CaseError
 from conformance._basics.tables import render_table
+from conformance._basics.text import html_text, markdown, markdown_code, terminal_lines
 from conformance._catalog.cases import Catalog, load_catalog
 from conformance._catalog.contexts import load_context_table
 from conformance._catalog.revision import Revision, check_revision, source_name, strongest
@@ -40,7 +40,9 @@ from conformance._judging.coverage import (
     merged_sources,
 )
 from conformance._judging.impact import Impact, impact_of, requirements_after
+from conformance._options import percent
 from conformance._report.jsonl import ReportError, read_report
+from conformance._report.outputs import OutputError, write_output
 from conformance._views.context_coverage import (
     context_coverage_json,
     render_context_html,
@@ -70,7 +72,7 @@ def add_statements_parsers(commands: Any) -> None:
     )
     cover.add_argument(
         "--fail-under",
-        type=float,
+        type=percent,
         metavar="PCT",
         help="exit 1 when the testable MUST statements of a source shown are covered below PCT",
     )
@@ -181,15 +183,13 @@ def _coverage(args: argparse.Namespace, out: TextIO) -> int:
     else:
         text = render_coverage_text(sources)
         text += "\n" + render_context_text(contexts) if contexts else ""
-    if args.output:
+    if args.output:  # `-` is stdout, as for every other output of the kit
+        if text is None:
+            text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
         try:
-            with open(args.output, "w", encoding="utf-8") as stream:
-                if text is None:
-                    print_json(data, stream)
-                else:
-                    stream.write(text)
-        except OSError as error:
-            report_error(f"cannot write {args.output}: {error}")
+            write_output(args.output, text.encode("utf-8"), "the coverage", stdout=out)
+        except OutputError as error:
+            report_error(str(error))
             return EXIT_UNUSABLE
     elif text is None:
         print_json(data, out)
@@ -247,7 +247,7 @@ def render_coverage_text(sources: Sequence[SourceCoverage]) -> str:
     if untestable:
         lines.append("untestable, by reason (each statement says why: --format json or html):")
         lines += [f"  {key}: {count}" for key, count in untestable.items()]
-    return "\n".join(lines).rstrip() + "\n"
+    return terminal_lines("\n".join(lines).rstrip()) + "\n"
 
 
 def render_coverage_markdown(sources: Sequence[SourceCoverage]) -> str:
@@ -260,24 +260,26 @@ def render_coverage_markdown(sources: Sequence[SourceCoverage]) -> str:
     for s in sources:
         counts = " | ".join(str(s.counts.get(status, 0)) for status in STATUSES)
         lines.append(
-            f"| {s.source.name} | {_md(_short(s.source.revision))} | {counts} | {_percent(s)} |"
+            f"| {_md(s.source.name)} | {_md(_short(s.source.revision))} | {counts} "
+            f"| {_percent(s)} |"
         )
     for source in sources:
         gaps = source.gaps()
         if gaps:
-            lines += ["", f"## {source.source.name}: testable MUST statements without a MUST check"]
+            lines += [
+                "",
+                f"## {_md(source.source.name)}: testable MUST statements without a MUST check",
+            ]
             for gap in gaps:
                 quote = _md(_short(gap.statement.quote, 160))
-                lines.append(f"- `{gap.statement.id}` ({_md(gap.statement.section)}): {quote}")
+                code = markdown_code(gap.statement.id)
+                lines.append(f"- {code} ({_md(gap.statement.section)}): {quote}")
     return "\n".join(lines) + "\n"
 
 
 def _md(text: str) -> str:
-    """Text as Markdown shows it: table pipes, emphasis and markup characters escaped."""
-    out = []
-    for char in " ".join(text.split()):
-        out.append("\\" + char if char in "\\`*_[]<>|#!{}" else char)
-    return "".join(out)
+    """Text as Markdown shows it, on one line (see :func:`conformance._basics.text.markdown`)."""
+    return markdown(" ".join(text.split()))
 
 
 def _short(text: str, width: int = 60) -> str:
@@ -301,7 +303,7 @@ def render_coverage_html(sources: Sequence[SourceCoverage], after: str = "") -> 
     """One self-contained page: the summary, then every statement with its quote, section,
     status, and the cases citing it (by check and requirement); ``after``, more sections of
     the page (HTML the caller has escaped)."""
-    e = html.escape
+    e = html_text
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -382,7 +384,8 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
         print_json([s.to_dict() for s in shown], out)
         return EXIT_OK
     rows = [[s.id, s.keyword, s.requirement(), _testability(s), _short(s.quote, 70)] for s in shown]
-    print(render_table(["id", "keyword", "gives", "testable", "quote"], rows), file=out)
+    table = render_table(["id", "keyword", "gives", "testable", "quote"], rows)
+    print(terminal_lines(table), file=out)
     print(f"{len(shown)} statements", file=out)
     return EXIT_OK
 
@@ -567,7 +570,7 @@ def render_revision_text(revision: Revision, file: str) -> str:
         f"{len(revision.new)} new "
         + ("constraint(s)" if _is_schema(revision) else "normative sentence(s)")
     )
-    return "\n".join(lines) + "\n"
+    return terminal_lines("\n".join(lines)) + "\n"
 
 
 __all__ = [

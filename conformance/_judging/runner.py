@@ -37,6 +37,7 @@ from conformance._basics.errors import (
     ScriptIncomplete,
     Unsupported,
 )
+from conformance._basics.files import shown_source
 from conformance._basics.matchers import Mismatch, missing
 from conformance._catalog.cases import (
     PART_NAMES,
@@ -260,7 +261,7 @@ class Runner:
             raise
         except BaseException as error:  # the kit's own code: say so, and where
             frame = traceback.extract_tb(error.__traceback__)[-1:]
-            where = f" at {frame[0].filename}:{frame[0].lineno}" if frame else ""
+            where = f" at {shown_source(frame[0].filename)}:{frame[0].lineno}" if frame else ""
             outcome = "errored"
             message = f"kit error: {type(error).__name__}: {error}{where} (please report it)"
         else:

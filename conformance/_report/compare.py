@@ -245,6 +245,12 @@ def _problems(old: Report, new: Report, allow: Collection[str]) -> list[str]:
             f"NEW assessed spec version {new_version}, OLD {old_version}: their cases and levels "
             "differ by design; compare reports of one spec version, or pass --allow spec-version"
         )
+    if old.header.catalog_hash == new.header.catalog_hash and old.header.parts != new.header.parts:
+        problems.append(
+            f"OLD and NEW name one catalog ({new.header.catalog_hash}) but list different parts "
+            f"({len(old.header.parts)} and {len(new.header.parts)}): one of them was altered "
+            "after it was written; run again"
+        )
     if old.header.catalog_hash != new.header.catalog_hash and "catalog" not in allow:
         problems.append(
             f"NEW ran another catalog than OLD ({new.header.catalog_hash}, "

@@ -13,13 +13,12 @@ screen. The same report gives the same bytes.
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from conformance._basics.text import CONTROL_BUT_LINES, cut, written_out
+from conformance._basics.text import ELIDED, html_text
 from conformance._drawing import DrawingError, draw_composition, draw_workflow
 from conformance._drawing import _svg as svg_style
 from conformance._judging.checks import Check
@@ -109,10 +108,9 @@ def failure_box(report: Report, record: PartRecord) -> list[str]:
 
 
 def escape(text: object) -> str:
-    """``text`` escaped for HTML text and attribute values, control characters and lone
-    surrogates written out, cut when long (see :mod:`conformance._basics.text`)."""
-    shown = CONTROL_BUT_LINES.sub(written_out, cut(str(text)))
-    return html.escape(shown, quote=True)
+    """``text`` escaped for HTML text and attribute values (see
+    :func:`conformance._basics.text.html_text`)."""
+    return html_text(text)
 
 
 _e = escape
@@ -571,7 +569,9 @@ def _step(check: Check | None) -> list[str]:
     path = [t for t in detail.get("path", ()) if isinstance(t, Mapping)]
     if path:
         steps = "".join(
-            f"<li>{_e(t.get('from'))} &#8594; {_e(t.get('to'))}"
+            f"<li><small>{_e(t[ELIDED])} transitions not kept</small></li>"
+            if ELIDED in t
+            else f"<li>{_e(t.get('from'))} &#8594; {_e(t.get('to'))}"
             f" <small>{_e(t.get('event'))}</small></li>"
             for t in path
         )
@@ -633,7 +633,7 @@ def _draw(
             return f"composition {name}", draw_composition(pack, name, format="svg"), []
         except DrawingError:
             pass  # the pack does not hold it: draw what it does hold
-    path = [t for t in detail.get("path", ()) if isinstance(t, Mapping)]
+    path = [t for t in detail.get("path", ()) if isinstance(t, Mapping) and ELIDED not in t]
     start = detail.get("start") if isinstance(detail.get("start"), str) else None
     differs = _differs(pack, detail, path)
     # A state's data that differs is the fault; the step it was found at is not.

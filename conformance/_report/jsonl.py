@@ -26,7 +26,7 @@ from conformance._basics.spec_versions import SpecVersionError, check_target
 from conformance._basics.text import kept, without_surrogates
 from conformance._judging.records import REPORT_FORMAT, PartRecord, Report, RunHeader
 from conformance._judging.verdicts import judge_report
-from conformance._report.outputs import STDOUT, open_locked
+from conformance._report.outputs import STDOUT, OutputError, open_locked
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -70,32 +70,62 @@ class JsonLinesWriter:
         self, path: str | Path, header: RunHeader, *, stdout: TextIO | None = None
     ) -> None:
         self._owned = str(path) != STDOUT
+        self._path = "-" if not self._owned else str(path)
         self._stream: IO[str] = (
             io.TextIOWrapper(open_locked(path, "the json report"), encoding="utf-8")
             if self._owned
             else stdout or sys.stdout
         )
-        self._write(header.to_dict())
+        try:
+            self._write(header.to_dict())
+        except OutputError:
+            self.close()
+            raise
 
     def _write(self, record: Mapping[str, Any]) -> None:
+        """Write one line and flush it.
+
+        Raises:
+            OutputError: it cannot be written (a full disk, a file-size limit): an error of
+                the kit's, which stops the run; never one of the runtime's.
+        """
         try:
-            self._stream.write(_line(record))
-        except UnicodeEncodeError:  # a lone surrogate the kit did not catch earlier: keep text
-            self._stream.write(_line(without_surrogates(record)))
-        self._stream.flush()
+            try:
+                self._stream.write(_line(record))
+            except UnicodeEncodeError:  # a lone surrogate not caught earlier: keep it as text
+                self._stream.write(_line(without_surrogates(record)))
+            self._stream.flush()
+        except OSError as error:
+            raise OutputError(
+                f"cannot write the json report {self._path}: {error.strerror or error}"
+            ) from None
 
     def add(self, record: PartRecord) -> None:
+        """Write a part's record.
+
+        Raises:
+            OutputError: see :meth:`_write`.
+        """
         self._write(record.to_dict())
 
     def finish(self, report: Report) -> None:
-        """Write the summary line of a finished run."""
+        """Write the summary line of a finished run.
+
+        Raises:
+            OutputError: see :meth:`_write`.
+        """
         self._write(summary_record(report))
 
     def close(self) -> None:
-        if self._owned:
-            self._stream.close()
-        else:
-            self._stream.flush()
+        """Close the file (flush ``stdout``); never raises: a line that could not be written
+        was said by :meth:`_write`."""
+        try:
+            if self._owned:
+                self._stream.close()
+            else:
+                self._stream.flush()
+        except OSError:
+            pass  # the buffer held a line whose error _write raised already
 
 
 def summary_record(report: Report) -> dict[str, Any]:
@@ -193,6 +223,25 @@ def _open_report(path: str | Path) -> IO[bytes]:
         ) from None
 
 
+_COMPRESSED = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (b"PK\x03\x04", "zip"),
+)
+"""The first bytes of the compressed files a report may be kept in."""
+
+
+def _check_not_compressed(path: str | Path, start: bytes) -> None:
+    for magic, kind in _COMPRESSED:
+        if start.startswith(magic):
+            raise ReportError(
+                f"{path}: a {kind}-compressed file; decompress it first (the kit reads the "
+                "JSON Lines text `ppconf run --report json` writes)"
+            )
+
+
 def _lines(path: str | Path, stream: IO[bytes]) -> Iterator[tuple[int, str, bool]]:
     """``(number, text, ends with a newline)`` for each line, each at most
     :data:`MAX_LINE_BYTES` long and the file at most :data:`MAX_REPORT_BYTES`."""
@@ -202,6 +251,8 @@ def _lines(path: str | Path, stream: IO[bytes]) -> Iterator[tuple[int, str, bool
         raw = stream.readline(MAX_LINE_BYTES + 1)
         if not raw:
             return
+        if number == 0:
+            _check_not_compressed(path, raw)
         number += 1
         total += len(raw)
         if len(raw) > MAX_LINE_BYTES:
@@ -300,7 +351,39 @@ def read_report(path: str | Path) -> Report:
         raise ReportError(
             f"{path}: no run header; is this a report written by `ppconf run --report json`?"
         )
-    return Report(header, tuple(records), complete, written)
+    report = Report(header, tuple(records), complete, written)
+    problem = _disagreement(report, seen)
+    if problem is not None:
+        raise ReportError(
+            f"{path}: {problem}: the report was altered after it was written; run again"
+        )
+    return report
+
+
+def _disagreement(report: Report, lines: Mapping[tuple[str, str], int]) -> str | None:
+    """Where a report's header and records disagree (None: nowhere). A report the kit wrote
+    never does: its header lists the parts of the catalog it names, each record is one of them,
+    and its summary counts its records."""
+    header = report.header
+    cases = len({case for case, _ in header.parts})
+    if cases != header.catalog_cases:
+        return (
+            f"its header lists parts of {cases:,} cases, but a catalog of "
+            f"{header.catalog_cases:,} cases"
+        )
+    listed = set(header.parts)
+    for record in report.records:
+        if (record.case, record.part) not in listed:
+            line = lines.get((record.case, record.part))
+            return (
+                f"line {line}: {kept(record.case, 80)} [{kept(record.part, 80)}] is not a part "
+                "its header lists"
+            )
+    if report.written is not None:
+        counts = report.written.get("counts")
+        if counts != report.counts():
+            return f"its summary counts {counts}, but its records make {report.counts()}"
+    return None
 
 
 def _spec_version_problem(data: Mapping[str, Any]) -> str | None:

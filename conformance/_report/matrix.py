@@ -14,12 +14,12 @@ box, shown when its link is followed: no script), :func:`render_matrix_markdown`
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from conformance._basics.errors import KitError
 from conformance._basics.tables import render_table
+from conformance._basics.text import html_text, markdown, markdown_code, terminal
 from conformance._judging.levels import AreaLevel, describe_level
 from conformance._judging.records import PartRecord, Report
 from conformance._judging.verdicts import judge_report
@@ -216,9 +216,9 @@ def _level_table(matrix: Matrix) -> tuple[list[str], list[list[str]]]:
 def render_matrix_text(matrix: Matrix) -> str:
     """The matrix as plain-text tables, for a terminal."""
     lines = [f"{len(matrix.reports)} runtimes side by side", ""]
-    lines += [f"note: {note}" for note in matrix.notes]
+    lines += [f"note: {terminal(note)}" for note in matrix.notes]
     headers, rows = _level_table(matrix)
-    lines += ["", render_table(headers, rows).rstrip("\n"), ""]
+    lines += ["", _text_table(headers, rows), ""]
     lines.append(f"{len(matrix.rows)} of {matrix.shared} shared case parts differ")
     if matrix.rows:
         names = [matrix.name(i) for i in range(len(matrix.reports))]
@@ -230,12 +230,18 @@ def render_matrix_text(matrix: Matrix) -> str:
             ]
             for row in matrix.rows
         ]
-        lines += [render_table(["case [part]", "area", *names], table).rstrip("\n")]
+        lines += [_text_table(["case [part]", "area", *names], table)]
     return "\n".join(lines) + "\n"
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _text_table(headers: list[str], rows: list[list[str]]) -> str:
+    """A plain-text table of report strings, each shown as :func:`terminal` shows text."""
+    return render_table(
+        [terminal(h) for h in headers], [[terminal(c) for c in row] for row in rows]
+    ).rstrip("\n")
+
+
+_md = markdown
 
 
 def render_matrix_markdown(matrix: Matrix) -> str:
@@ -257,7 +263,8 @@ def render_matrix_markdown(matrix: Matrix) -> str:
             lines += ["|---" * (count + 1) + "|"]
         outcomes = " | ".join(o if o == "passed" else f"**{o}**" for o in row.outcomes)
         lines.append(
-            f"| `{_md(row.case)}` [{_md(row.part)}] L{row.level} {row.requirement} | {outcomes} |"
+            f"| {markdown_code(row.case)} \\[{_md(row.part)}\\] L{row.level} {row.requirement} "
+            f"| {outcomes} |"
         )
     for index, name in enumerate(names):
         failing = [row.records[index] for row in matrix.rows if not row.records[index].passed]
@@ -265,12 +272,15 @@ def render_matrix_markdown(matrix: Matrix) -> str:
             continue
         lines += [
             "",
-            f"<details><summary>{html.escape(name)}: {len(failing)} part(s) that did not pass "
+            # One line of HTML in Markdown: newlines and workflow commands written out too.
+            f"<details><summary>{html_text(terminal(name))}: {len(failing)} part(s) that did "
+            "not pass "
             "where the others differ</summary>",
             "",
         ]
         lines += [
-            f"- `{_md(r.case)}` [{_md(r.part)}] **{r.outcome}**: {_md(r.message)}" for r in failing
+            f"- {markdown_code(r.case)} \\[{_md(r.part)}\\] **{r.outcome}**: {_md(r.message)}"
+            for r in failing
         ]
         lines += ["", "</details>"]
     return "\n".join(lines).strip("\n") + "\n"

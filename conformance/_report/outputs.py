@@ -10,7 +10,9 @@ interleaving its lines with the first's.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
+import io
 import os
 import stat
 import sys
@@ -136,4 +138,77 @@ def write_output(
         raise OutputError(f"cannot write {what} {path}: {error.strerror or error}") from None
 
 
-__all__ = ["STDOUT", "OutputError", "check_outputs", "open_locked", "write_output"]
+class KitLog(io.TextIOBase):
+    """A log the kit writes while a runtime runs (the protocol log), whose write errors are
+    the kit's: a full disk or a file-size limit never raises in the middle of a call to the
+    runtime, where it would be taken for the runtime's fault. The first error is kept, nothing
+    more is written, and :meth:`check` raises it where the command can stop the run.
+
+    Arguments:
+        path: the file.
+        what: what it is, for the error (``the protocol log``).
+
+    Raises:
+        OutputError: the file cannot be opened.
+    """
+
+    def __init__(self, path: str, what: str) -> None:
+        super().__init__()
+        self.path = path
+        self.what = what
+        self.error: OutputError | None = None
+        try:
+            # backslashreplace: a lone surrogate a runtime sent is logged as its escape.
+            self._stream: IO[str] | None = open(  # noqa: SIM115
+                path, "w", encoding="utf-8", errors="backslashreplace"
+            )
+        except OSError as error:
+            raise OutputError(f"cannot write {what} {path}: {error.strerror or error}") from None
+
+    def _failed(self, error: OSError) -> None:
+        if self.error is None:
+            self.error = OutputError(
+                f"cannot write {self.what} {self.path}: {error.strerror or error}"
+            )
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            # The same error again, as the buffer is flushed: already kept.
+            with contextlib.suppress(OSError):
+                stream.close()
+
+    def write(self, text: str) -> int:
+        if self._stream is not None:
+            try:
+                self._stream.write(text)
+            except OSError as error:
+                self._failed(error)
+        return len(text)
+
+    def flush(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.flush()
+            except OSError as error:
+                self._failed(error)
+
+    def close(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.close()
+            except OSError as error:
+                self._failed(error)
+            self._stream = None
+        super().close()
+
+    def check(self) -> None:
+        """Raise the first write error, if there was one.
+
+        Raises:
+            OutputError: saying what could not be written, and why.
+        """
+        self.flush()
+        if self.error is not None:
+            raise self.error
+
+
+__all__ = ["STDOUT", "KitLog", "OutputError", "check_outputs", "open_locked", "write_output"]

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar, cast
 
+from conformance._basics.areas import claims_problem
 from conformance._basics.errors import (
     AdapterError,
     AdapterFault,
@@ -37,6 +38,7 @@ from conformance._basics.errors import (
     Rejected,
     Unsupported,
 )
+from conformance._basics.files import shown_source
 from conformance._basics.stopping import wait_for
 from conformance._runtime.adapter import (
     Adapter,
@@ -104,7 +106,7 @@ def where_raised(error: BaseException) -> str:
     frames = traceback.extract_tb(error.__traceback__)
     outside = [f for f in frames if not Path(f.filename).resolve().is_relative_to(_KIT)]
     frame = (outside or frames)[-1:] if frames else []
-    return f" at {frame[0].filename}:{frame[0].lineno}" if frame else ""
+    return f" at {shown_source(frame[0].filename)}:{frame[0].lineno}" if frame else ""
 
 
 def _blame(operation: str, error: BaseException) -> NoReturn:
@@ -227,6 +229,9 @@ class Guard:
             raise AdapterError(
                 f"capabilities().claims must map area names to integer levels, not {claims!r}"
             )
+        problem = claims_problem(claims)
+        if problem is not None:
+            raise AdapterError(f"capabilities().claims: {problem}")
         return capabilities
 
     def load(self, pack: PackInput) -> None:

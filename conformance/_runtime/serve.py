@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import IO, Any
 
 from conformance._basics.errors import PackRejected, Rejected, Unsupported
+from conformance._basics.files import shown_source
 from conformance._protocol.messages import (
     FAULT_CODES,
     PACK_REJECTED,
@@ -208,7 +209,9 @@ def _outcome(
         return _failure("bad-request", f"{type(error).__name__}: {error}")
     except Exception as error:
         where = traceback.extract_tb(error.__traceback__)[-1]
-        message = f"{type(error).__name__}: {error} at {where.filename}:{where.lineno}"
+        message = (
+            f"{type(error).__name__}: {error} at {shown_source(where.filename)}:{where.lineno}"
+        )
         return _failure("internal-error", message)
     return {"ok": True, **result}
 

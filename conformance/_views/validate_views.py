@@ -15,6 +15,7 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
+from conformance._basics.text import terminal
 from conformance._catalog.codes import CODES, LOAD_ERROR, Code, describe
 from conformance._catalog.statements import builtin
 from conformance._judging.records import kit_version
@@ -37,25 +38,27 @@ def render_text(results: Sequence[PackResult]) -> tuple[str, str]:
     for result in results:
         failure = result.load_error
         if failure is not None:
-            hint = f"\n  hint: {failure.hint}" if failure.hint else ""
+            hint = f"\n  hint: {terminal(failure.hint)}" if failure.hint else ""
             where = _where(result.file, failure.line, failure.column)
             # The diagnostics' shape, `severity [code] pointer:`, which problem matchers read.
-            code = f"error [{LOAD_ERROR.code}] {failure.path or '/'}"
-            err.append(f"{where}: {code}: cannot load: {failure.message}{hint}")
+            code = f"error [{LOAD_ERROR.code}] {terminal(failure.path or '/')}"
+            err.append(f"{where}: {code}: cannot load: {terminal(failure.message)}{hint}")
             continue
         for d in result.diagnostics:
             where = _where(result.file, d.line, d.column)
-            out.append(f"{where}: {d.severity} [{d.code}] {d.path or '/'}: {d.message}")
+            shown = f"{d.severity} [{d.code}] {d.path or '/'}: {d.message}"
+            out.append(f"{where}: {terminal(shown)}")
         verdict = "valid" if result.valid else "invalid"
         counts = f"{_plural(result.errors, 'error')}, {_plural(result.warnings, 'warning')}"
-        out.append(f"{result.file}: {verdict} ({counts})")
+        out.append(f"{terminal(result.file)}: {verdict} ({counts})")
     return _lines(out), _lines(err)
 
 
 def _where(file: str, line: int | None, column: int | None) -> str:
+    shown = terminal(file)  # a file name may hold any character but / and NUL
     if line is None:
-        return file
-    return f"{file}:{line}" if column is None else f"{file}:{line}:{column}"
+        return shown
+    return f"{shown}:{line}" if column is None else f"{shown}:{line}:{column}"
 
 
 def _plural(count: int, word: str) -> str:

@@ -13,8 +13,19 @@ of them answer with are what a runtime may send to poison the views of its own r
 ``ControlName``        the same with terminal escape sequences and C0 control characters
 ``LongName``           the same with a string of a million characters
 ``SurrogateName``      the same with a lone surrogate (``"\\ud800"``)
+``NonAsciiName``       the same with letters beyond ASCII (for a terminal that has only ASCII)
+``EveryOddity``        the same with every string of :data:`ODDITIES` at once
 ``ExitsZero``          calls ``os._exit(0)`` in ``start``
 ``RejectsWithoutCode`` raises ``Rejected(None)`` for every event
+``LosesOldestHistory`` drops the oldest history entry and adds one of hostile strings, a huge
+                       and a deeply nested value; from its 51st event on, it answers that
+                       entry as the transition taken, and refuses its 101st event: after a long
+                       path (100 transitions in ``workflow.execution.history-complete``) every
+                       field of the failure is larger than a record keeps
+``OddClaims``          claims workflow Level 99999999999999999999 (``ClaimsNegative``: loops
+                       -1; ``ClaimsUnknownArea``: an area named with control characters;
+                       ``ClaimsAboveTheKit``: providers 3, a level of the RFC the kit does not
+                       assess, which is no lie)
 =====================  ======================================================================
 """
 
@@ -23,9 +34,9 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Any
+from typing import Any, ClassVar
 
-from fakes import Delegating
+from fakes import Delegating, SessionWrapper, WrapsSessions
 
 from conformance import Capabilities, PackInput, Rejected
 
@@ -37,6 +48,24 @@ MARKDOWN = (
 CONTROL = "\x1b[2J\x1b]0;retitled\x07\x00\x01\x0b\x7f\x9b\u202eevil\r\nFAKE LINE"
 LONG = "A" * 1_000_000
 SURROGATE = "bad \ud800 text"
+NON_ASCII = "Ünïcødé ✓ 名前"
+ODDITIES = (
+    "\x1b[2J",  # ESC, CSI: clear the screen
+    "\x07",  # BEL
+    "\x00",  # NUL
+    "\u202eevil",  # a right-to-left override
+    "\u2028",  # a line separator
+    "\ud800",  # a lone surrogate
+    "\n::error file=x.py,line=1::owned",  # a GitHub workflow command, on a line of its own
+    "::warning::owned",  # one that starts the string
+    "</details><h1>FAKE</h1>",
+    "<script>alert(1)</script>",
+    "https://evil.example/x www.evil.example",
+    "| a | b |\n|---|---|",
+    "```\nfenced\n```",
+)
+"""What a runtime (or a file the kit reads) may hold to break out of text in some view."""
+EVERY_ODDITY = " ".join(ODDITIES)
 
 
 class Slow(Delegating):
@@ -99,6 +128,14 @@ class SurrogateName(_Says):
     PAYLOAD = SURROGATE
 
 
+class NonAsciiName(_Says):
+    PAYLOAD = NON_ASCII
+
+
+class EveryOddity(_Says):
+    PAYLOAD = EVERY_ODDITY
+
+
 class ExitsZero(Delegating):
     NAME = "exits-zero"
 
@@ -111,3 +148,66 @@ class RejectsWithoutCode(Delegating):
 
     def start(self, pack: PackInput) -> Any:
         return _Refusing(super().start(pack), None)
+
+
+def deep(levels: int) -> Any:
+    """A list nested ``levels`` deep."""
+    value: Any = "bottom"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+HOSTILE_ENTRY = {
+    "from": CONTROL,
+    "to": MARKDOWN,
+    "event": SURROGATE,
+    "huge": LONG,
+    "deep": deep(200),
+    "many": {f"key {n} {CONTROL}": n for n in range(500)},
+}
+
+
+class _LosingHistory(SessionWrapper):
+    sent = 0
+
+    def send(self, event: str, source: str = "host") -> Any:
+        self.sent += 1
+        if self.sent > 100:
+            raise Rejected(MARKDOWN, message=CONTROL + LONG)
+        answer = self._session.send(event, source)
+        return {**answer, "transition": HOSTILE_ENTRY} if self.sent > 50 else answer
+
+    def state(self) -> Any:
+        state = dict(self._session.state())
+        history = list(state.get("history") or [])
+        state["history"] = [*history[1:], HOSTILE_ENTRY]
+        return state
+
+
+class LosesOldestHistory(WrapsSessions, Delegating):
+    NAME = "loses-oldest-history"
+
+    def wrap(self, pack: PackInput, session: Any) -> Any:
+        return _LosingHistory(session)
+
+
+class OddClaims(Delegating):
+    """Claims :attr:`CLAIMS` (set by a subclass, or by a test on this class)."""
+
+    NAME = "odd-claims"
+    CLAIMS: ClassVar[dict[str, int]] = {"workflow": 99999999999999999999}
+
+
+class ClaimsNegative(OddClaims):
+    CLAIMS: ClassVar[dict[str, int]] = {"loops": -1}
+
+
+class ClaimsUnknownArea(OddClaims):
+    CLAIMS: ClassVar[dict[str, int]] = {"x\x1b[2J": 1}
+
+
+class ClaimsAboveTheKit(OddClaims):
+    """Providers Level 3: a level of RFC 0017, above the kit's Level 1: possible, judged to 1."""
+
+    CLAIMS: ClassVar[dict[str, int]] = {"providers": 3}
