@@ -151,6 +151,9 @@ class _PluginState:
         self.unwritten = 0  # reports asked for that could not be written
         self.stop_signal: int | None = None  # the stop signal that ended the session, if any
         self.handed: Path | None = None  # the catalog as handed to xdist workers (see below)
+        self._header: RunHeader | None = None
+        self.streams: list[JsonLinesWriter] = []  # the JSON reports, written as parts end
+        self.broken = False  # a report could not be written: the session stops, judging nothing
 
     def hand_catalog(self) -> str:
         """The catalog, pickled once into a private file for the xdist workers: each reads it
@@ -167,9 +170,6 @@ class _PluginState:
         if self.handed is not None:
             self.handed.unlink(missing_ok=True)
             self.handed = None
-        self._header: RunHeader | None = None
-        self.streams: list[JsonLinesWriter] = []  # the JSON reports, written as parts end
-        self.broken = False  # a report could not be written: the session stops, judging nothing
 
     def capabilities(self) -> Capabilities:
         try:
