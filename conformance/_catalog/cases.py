@@ -36,6 +36,7 @@ __all__ = [
     "Case",
     "Catalog",
     "DiagnosticRef",
+    "Generated",
     "Scenario",
     "Selection",
     "ValidationExpectation",
@@ -69,6 +70,17 @@ class DiagnosticRef:
 
     def __str__(self) -> str:
         return self.code if self.path is None else f"{self.code} at {self.path or '/'}"
+
+
+@dataclass(frozen=True)
+class Generated:
+    """How a generated case was made (``generated`` in its file): the command, the template,
+    the schema constraint and the breaker applied to it."""
+
+    by: str
+    template: str
+    constraint: str
+    breaker: str
 
 
 @dataclass(frozen=True)
@@ -146,6 +158,8 @@ class Case:
     document: Document | None = field(default=None, repr=False, compare=False)
     contexts: tuple[str, ...] = ()
     """The contexts (R16) its checks exercise that cannot be derived from it, as written."""
+    generated: Generated | None = None
+    """Set on a generated case only."""
 
     @property
     def parts(self) -> list[str]:
@@ -266,6 +280,7 @@ def load_case(path: str | Path, root: Path | None = None) -> Case:
         notes=data.get("notes", ""),
         document=document,
         contexts=tuple(data.get("contexts", ())),
+        generated=Generated(**data["generated"]) if "generated" in data else None,
     )
 
 

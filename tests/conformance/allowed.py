@@ -7,6 +7,8 @@ Each wraps the reference adapter and changes one thing SEMANTICS section 0 leave
 ``BudgetStatusAtOnce``          reports ``budget_exhausted`` as soon as a tool-call or wall-time
                                 limit is reached, before the next event (R4, X8)
 ``SchemaErrorsWithoutPointers``  reports ``schema`` errors with no JSON pointer (R2: pointers MAY)
+``SchemaErrorsAtParent``        reports ``schema`` errors at the object holding the offending value
+                                (R19: at or above the constraint's place)
 ``RedundantErrors``             reports every error twice, the second time as ``schema`` (R2:
                                 extra errors on an invalid pack are fine)
 ``NoKitLints``                  never reports the kit's own lints (R3: MAY)
@@ -106,6 +108,16 @@ class SchemaErrorsWithoutPointers(Variant):
 
     def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
         return [{**d, "path": None} if d["code"] == "schema" else d for d in super().validate(pack)]
+
+
+class SchemaErrorsAtParent(Variant):
+    NAME = "schema-errors-at-parent"
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        return [
+            {**d, "path": d["path"].rsplit("/", 1)[0]} if d["code"] == "schema" and d["path"] else d
+            for d in super().validate(pack)
+        ]
 
 
 class RedundantErrors(Variant):

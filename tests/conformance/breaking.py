@@ -18,6 +18,8 @@ switched on in :mod:`mini_runtime`, a runtime written apart from the reference
 ``ExitsTheProcess``             calls ``sys.exit(3)`` while validating
 ``RaisesBaseException``         raises a ``BaseException`` subclass while starting a session
 ``IgnoresInsideNot``            never checks the predicate a ``not`` wraps (RFC 0010 rule 14)
+``AcceptsBooleansAsIntegers``   a validator that takes ``true`` for the integer ``max_visits``
+                                (Python's ``bool`` is an ``int``; R16)
 =============================  ====================================================================
 
 The fakes of :data:`CONTEXT_BUGS` each break one statement in one context only (SEMANTICS R16):
@@ -63,6 +65,7 @@ SESSION_BUGS = (
 )
 
 __all__ = [
+    "AcceptsBooleansAsIntegers",
     "AcceptsEverything",
     "AppendReplaces",
     "BudgetOffByOne",
@@ -92,6 +95,34 @@ class AcceptsEverything(_Reference):
 
     def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
         return []
+
+
+class AcceptsBooleansAsIntegers(_Reference):
+    NAME = "accepts-booleans-as-integers"
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        return [
+            d
+            for d in super().validate(pack)
+            if not (
+                d["severity"] == "error"
+                and str(d["path"]).endswith("/max_visits")
+                and isinstance(_value_at(pack, d["path"]), bool)
+            )
+        ]
+
+
+def _value_at(pack: PackInput, pointer: str | None) -> Any:
+    """The value at a JSON pointer of the pack (``None``: nothing there)."""
+    node: Any = pack.document
+    for part in (pointer or "").split("/")[1:]:
+        if isinstance(node, dict):
+            node = node.get(part.replace("~1", "/").replace("~0", "~"))
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node if pointer else None
 
 
 class StartReturnsNone(_Reference):
