@@ -36,7 +36,8 @@ from conformance._basics.areas import BY_NAME
 from conformance._basics.resources import catalog_root
 from conformance._basics.spec_versions import parse_version
 from conformance._catalog.breakers import KEYWORDS, Breaker, apply, breakers_for
-from conformance._catalog.statements import Registry, Statement, builtin
+from conformance._catalog.constraints import SCHEMAS, area_of, fragment_constraint
+from conformance._catalog.statements import Registry, builtin
 
 __all__ = [
     "FOLDER",
@@ -46,8 +47,6 @@ __all__ = [
     "GeneratedCase",
     "GenerationError",
     "Template",
-    "area_of",
-    "constraint_value",
     "constraints",
     "generate",
     "main",
@@ -61,15 +60,9 @@ FOLDER = "generated"
 """The folder, inside each area's folder of the catalog, holding the generated cases."""
 GENERATOR = "python -m conformance._catalog.generation"
 """How the generated cases are made, as their header and ``generated.by`` say."""
-SCHEMAS: dict[str, str] = {"1.4.0": "1.4", "1.5.1": "1.5", "1.9.0": "1.9"}
-"""The published schemas the generator reads, and the first spec version each governs (a
-published schema governs the spec versions up to the next one)."""
 SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec"
 """Where the published schemas are by default: the spec folder beside the repository."""
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-
-_RFC_ROOTS = {"workflow": "WorkflowConfig", "compositions": "root.compositions"}
-"""RFC fragments that name a top-level field where the published schema has a definition."""
 
 
 class GenerationError(Exception):
@@ -154,71 +147,6 @@ def _previous_schema(version: str) -> str | None:
     order = list(SCHEMAS)
     index = order.index(version)
     return order[index - 1] if index else None
-
-
-def area_of(name: str) -> str | None:
-    """The area whose part a constraint is of (``None``: not a part the catalog tests)."""
-    parts = name.split(".")
-    head, fields = parts[0], parts[1:-1]
-    if "extensions" in fields or head == "ExtensionStep":
-        return "extensions"
-    if "provider" in fields or head.startswith("Provider") or name.startswith("root.requires"):
-        return "providers"
-    if head == "WorkflowState" and fields[:1] == ["control"]:
-        return "control"
-    if head in ("AgentsConfig", "AgentDef") or name.startswith("root.agents"):
-        return "state-agents"
-    if head == "WorkflowState" and fields[:1] in (
-        ["max_visits"],
-        ["on_max_visits"],
-        ["terminal"],
-        ["artifacts"],
-    ):
-        return "loops"
-    if head in ("ArtifactDef", "WorkflowBudget") or name.startswith("WorkflowConfig.engine.budget"):
-        return "loops"
-    if head.endswith(("Step", "Predicate")) or head in (
-        "Composition",
-        "Reducer",
-        "StepModifiers",
-        "StepInput",
-    ):
-        return "compositions"
-    if name.startswith("root.compositions") or (
-        head == "WorkflowState" and fields[:1] == ["composition"]
-    ):
-        return "compositions"
-    if head in ("WorkflowConfig", "WorkflowState") or name.startswith("root.workflow"):
-        return "workflow"
-    return None
-
-
-def constraint_value(statement: Statement) -> tuple[str, Any] | None:
-    """The constraint a schema statement's quote states: its keyword (the id's last part, or
-    for an RFC fragment naming a field, the last keyword the quote holds) and its value, read
-    from the quote (``None``: the quote holds no keyword breakers are derived for)."""
-    keyword = statement.id.rsplit(".", 1)[-1]
-    names = [keyword] if keyword in KEYWORDS else list(reversed(KEYWORDS))
-    for name in names:
-        value = _quoted(statement.quote, name)
-        if value is not _MISSING:
-            return name, value
-    return None
-
-
-_MISSING = object()
-
-
-def _quoted(quote: str, keyword: str) -> Any:
-    """The JSON value after the last ``"keyword":`` of a quote (``_MISSING``: none)."""
-    found = [m.end() for m in re.finditer(rf'"{re.escape(keyword)}"\s*:\s*', quote)]
-    for start in reversed(found):
-        try:
-            value, _ = json.JSONDecoder().raw_decode(quote[start:])
-        except json.JSONDecodeError:
-            continue
-        return value
-    return _MISSING
 
 
 def constraints(spec: Path, registry: Registry | None = None) -> list[Constraint]:
@@ -437,12 +365,7 @@ def _cases(
     if several:
         slug += "-v" + SCHEMAS[run[0]].replace(".", "-")
     versions = constraint.spec_versions(run)
-    cited = [constraint.statements[v] for v in run]
-    cited += [
-        rfc_id
-        for rfc_id, keyword, rfc_value in fragments.get(constraint.name, ())
-        if keyword == constraint.keyword and rfc_value == value
-    ]
+    own = [constraint.statements[v] for v in run]
     for breaker in breakers_for(constraint.keyword, value, current):
         try:
             pack = apply(dict(template.pack), pointer, breaker)
@@ -463,7 +386,7 @@ def _cases(
             template=template,
             pack=pack,
             where=pointer + breaker.inside,
-            cited=cited,
+            cited=own + _agreeing(constraint, value, breaker, fragments),
         )
 
 
@@ -553,26 +476,45 @@ def _slug(name: str) -> str:
 
 
 def _fragments(registry: Registry) -> dict[str, list[tuple[str, str, Any]]]:
-    """The RFCs' schema-fragment statements, by the constraint name they state
-    (``RFC0009.def.WorkflowState.max_visits.minimum`` -> ``WorkflowState.max_visits.minimum``),
+    """The RFCs' schema-fragment statements, by the place of the constraint they state
+    (``WorkflowState.max_visits``; ``extensions`` for RFC 0016's slot on every definition),
     each with its keyword and value read from the quote."""
     found: dict[str, list[tuple[str, str, Any]]] = {}
     for statement in registry.statements:
-        if statement.keyword != "schema" or not statement.testable:
-            continue
-        if not statement.source.startswith("RFC ") or ".def." not in statement.id:
-            continue
-        read = constraint_value(statement)
-        if read is None:
-            continue
-        keyword, value = read
-        name = statement.id.split(".def.", 1)[1]
-        head, _, rest = name.partition(".")
-        if head in _RFC_ROOTS:
-            name = f"{_RFC_ROOTS[head]}.{rest}" if rest else _RFC_ROOTS[head]
-        if name.rsplit(".", 1)[-1] != keyword:
-            name = f"{name}.{keyword}"
-        found.setdefault(name, []).append((statement.id, keyword, value))
+        named = fragment_constraint(statement)
+        if named is not None:
+            name, keyword, value = named
+            place = name.rsplit(".", 1)[0]
+            found.setdefault(place, []).append((statement.id, keyword, value))
+    return found
+
+
+def _agreeing(
+    constraint: Constraint,
+    value: Any,
+    breaker: Breaker,
+    fragments: Mapping[str, list[tuple[str, str, Any]]],
+) -> list[str]:
+    """The RFC fragments a breaker's case cites: those at the constraint's place that judge it
+    as the published schema does (R16: where they disagree, the breaker is not theirs). A
+    fragment with the same keyword and value always agrees; another (``enum: [1]`` beside
+    ``minimum: 1``) where it refuses the breaker's value too; a kept value or an added or
+    removed key only under the very same constraint."""
+    place = constraint.name.rsplit(".", 1)[0]
+    candidates = list(fragments.get(place, ()))
+    if place.endswith(".extensions"):
+        candidates += fragments.get("extensions", ())
+    found = []
+    for rfc_id, keyword, rfc_value in candidates:
+        same = keyword == constraint.keyword and rfc_value == value
+        refuses = (
+            breaker.edit == "set"
+            and not breaker.valid
+            and keyword in ("type", "enum", "const", "minimum", "maximum", "pattern")
+            and not jsonschema_rs.is_valid({keyword: rfc_value}, breaker.value)
+        )
+        if same or refuses:
+            found.append(rfc_id)
     return found
 
 

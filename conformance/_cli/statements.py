@@ -31,6 +31,11 @@ from conformance._cli.common import (
     print_json,
     report_error,
 )
+from conformance._judging.breaker_coverage import (
+    breaker_coverage,
+    render_breakers_markdown,
+    render_breakers_text,
+)
 from conformance._judging.context_coverage import context_coverage
 from conformance._judging.coverage import (
     STATUSES,
@@ -169,20 +174,26 @@ def _coverage(args: argparse.Namespace, out: TextIO) -> int:
     sources = coverage(registry, catalog.cases, chosen)
     table = load_context_table(*([args.catalog] if args.catalog else []), *args.extra_catalog)
     contexts = context_coverage(registry, catalog.cases, table, chosen)
+    breakers = breaker_coverage(registry, catalog.cases, chosen or ())
     if args.format == "json":
         text = None
-        data: dict[str, Any] = {"sources": [s.to_dict() for s in sources]}
+        data: dict[str, Any] = {
+            "sources": [s.to_dict() for s in sources],
+            "breakers": [b.to_dict() for b in breakers],
+        }
         if contexts:
             data["contexts"] = context_coverage_json(contexts)
     elif args.format == "md":
         text = render_coverage_markdown(sources)
         text += "\n" + render_context_markdown(contexts) if contexts else ""
+        text += "\n" + render_breakers_markdown(breakers, _md)
     elif args.format == "html":
         after = render_context_html(contexts) if contexts else ""
         text = render_coverage_html(sources, after=after)
     else:
         text = render_coverage_text(sources)
         text += "\n" + render_context_text(contexts) if contexts else ""
+        text += "\n" + render_breakers_text(breakers)
     if args.output:  # `-` is stdout, as for every other output of the kit
         if text is None:
             text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -25,14 +25,13 @@ from conformance import (
 from conformance._basics.resources import catalog_root
 from conformance._catalog.breakers import standard_breakers
 from conformance._catalog.cases import load_catalog
+from conformance._catalog.constraints import area_of, constraint_value
 from conformance._catalog.generation import (
     FOLDER,
     GENERATOR,
     SCHEMAS,
     SPEC,
     GeneratedCase,
-    area_of,
-    constraint_value,
     constraints,
     generate,
     render,
