@@ -31,6 +31,8 @@ STATE_KEYS = frozenset(
         "artifacts",
     }
 )
+ABSENT = object()
+"""A field the pack leaves out: ``null`` is a value (of the wrong type), not an absent field."""
 WORKFLOW_KEYS = frozenset({"version", "entry", "states", "engine"})
 SLOT_KEYS = frozenset({"type", "description", "mode"})
 MODES = ("internal", "external", "hybrid", "composition")
@@ -142,7 +144,7 @@ class _Checker:
                 "version", f"tinyflow runs versions 1 and 2, not {version}", (*where, "version")
             )
         self.string(workflow, "entry", where, required=True)
-        self.engine(workflow.get("engine"), (*where, "engine"))
+        self.engine(workflow.get("engine", ABSENT), (*where, "engine"))
         states = workflow.get("states")
         if states is None:
             self.shape("missing 'states'", where)
@@ -159,13 +161,13 @@ class _Checker:
             self.lints(entry, states)
 
     def engine(self, engine: Any, where: Where) -> None:
-        if engine is None:
+        if engine is ABSENT:
             return
         if not isinstance(engine, Mapping):
             self.shape("'engine' must be a mapping", where)
             return
-        budget = engine.get("budget")
-        if budget is None:
+        budget = engine.get("budget", ABSENT)
+        if budget is ABSENT:
             return
         if not isinstance(budget, Mapping):
             self.shape("'budget' must be a mapping", (*where, "budget"))
@@ -196,8 +198,8 @@ class _Checker:
             self.shape("'terminal' must be true or false", (*where, "terminal"))
         if "max_visits" in state and not (is_int(state["max_visits"]) and state["max_visits"] >= 1):
             self.shape("'max_visits' must be a whole number >= 1", (*where, "max_visits"))
-        self.events(state.get("on_event"), (*where, "on_event"), states)
-        self.slots(state.get("artifacts"), (*where, "artifacts"))
+        self.events(state.get("on_event", ABSENT), (*where, "on_event"), states)
+        self.slots(state.get("artifacts", ABSENT), (*where, "artifacts"))
 
         mode = state.get("orchestration", "internal")
         if not isinstance(mode, str):
@@ -232,7 +234,7 @@ class _Checker:
             self.add("no-such-fallback", f"no state {fallback!r}", (*where, "on_max_visits"))
 
     def events(self, on_event: Any, where: Where, states: set[str]) -> None:
-        if on_event is None:
+        if on_event is ABSENT:
             return
         if not isinstance(on_event, Mapping):
             self.shape("'on_event' maps events to states", where)
@@ -246,7 +248,7 @@ class _Checker:
                 self.add("event-name", f"write {event!r} in PascalCase", (*where, event), False)
 
     def slots(self, artifacts: Any, where: Where) -> None:
-        if artifacts is None:
+        if artifacts is ABSENT:
             return
         if not isinstance(artifacts, Mapping):
             self.shape("'artifacts' maps names to declarations", where)
