@@ -38,6 +38,11 @@ Each wraps the reference adapter and changes one thing SEMANTICS section 0 leave
                                 of its own (the kit's codes are never MUST): a strict run fails it
 ``OneCodeAfterTheEnd``          refuses every event after the workflow has ended with one code
                                 of its own, at every start and from every source (R9, R12)
+``OtherTestExtensions``         defines the kit's test extensions otherwise (``ppconf.upper``
+                                lower-cases): the kit's pick, MAY; a strict run fails it
+``FailsAtMaxSteps``             fails an agent step reaching ``max_steps`` (the kit's pick: it
+                                completes, MAY)
+``FewerAttempts``               makes one attempt fewer than ``retry.max_attempts`` allows (R18)
 =============================  ====================================================================
 """
 
@@ -51,6 +56,7 @@ from fakes import SessionWrapper, WrapsSessions, workflow_of
 
 from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected
 from conformance._basics.contract import KIT_LINTS
+from reference import Extensions
 
 
 class Variant(ReferenceAdapter):
@@ -722,3 +728,101 @@ class OneCodeAfterTheEnd(WrapsSessions, Variant):
 
     def wrap(self, pack: PackInput, session: Any) -> Any:
         return _EndedInOwnWords(session)
+
+
+def _lower(step: Mapping[str, Any], input: Any) -> Any:
+    return input.lower() if isinstance(input, str) else input
+
+
+def _join_backwards(outputs: Sequence[tuple[str, Any]], reduce: Mapping[str, Any]) -> Any:
+    return "+".join(str(output) for _, output in reversed(outputs))
+
+
+class OtherTestExtensions(Variant):
+    """Registers the kit's test namespace with other definitions: ``ppconf.upper`` lower-cases,
+    ``ppconf.join`` joins in reverse with ``+`` whatever the separator. What they give is the
+    kit's definition (kit.pick.test-extensions, MAY); RFC 0010 asks only that a registered
+    vendor kind or reducer runs and its output is read as any step's is: every level holds, and
+    only a strict run fails."""
+
+    NAME = "other-test-extensions"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._extensions = Extensions()
+        self._extensions.register_kind("ppconf.upper", _lower)
+        self._extensions.register_reducer("ppconf.join", _join_backwards)
+
+
+def _failed_at_max_steps(trace: Mapping[str, Any]) -> dict[str, Any]:
+    """``trace`` as a runtime failing an agent step at ``max_steps`` would show it."""
+    failed = {k: v for k, v in trace.items() if k not in ("exit", "output")}
+    error = {"code": "agent-max-steps", "message": "max_steps reached", "step": trace["step"]}
+    return {**failed, "status": "failed", "output": None, "error": error}
+
+
+def _not_run(trace: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "step": trace["step"],
+        "kind": trace.get("kind"),
+        "status": "skipped",
+        "reason": "not-run",
+    }
+
+
+class FailsAtMaxSteps(Variant):
+    """Fails a composition's agent step that reaches ``max_steps`` rounds without its
+    termination tool, and so the run (the steps after it are not run). RFC 0010 names
+    ``max_steps`` as the loop's exit, not how the step ends: completing is the kit's pick
+    (kit.pick.agent-max-steps-completes, MAY), so every level holds."""
+
+    NAME = "fails-at-max-steps"
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        result = dict(super().run_composition(pack, name, input, mocks))
+        trace = list(result.get("trace") or [])
+        for index, step in enumerate(trace):
+            if step.get("status") == "completed" and step.get("exit") == "max_steps":
+                error = _failed_at_max_steps(step)["error"]
+                trace = [
+                    *trace[:index],
+                    _failed_at_max_steps(step),
+                    *(_not_run(later) for later in trace[index + 1 :]),
+                ]
+                failed = {"status": "failed", "output": None, "error": error, "trace": trace}
+                return {**result, **failed}
+        return result
+
+
+def _fewer_attempts(value: Any) -> Any:
+    """``value`` with every ``retry.max_attempts`` above 1 lowered by one, at any depth."""
+    if isinstance(value, list):
+        return [_fewer_attempts(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    changed = {key: _fewer_attempts(item) for key, item in value.items()}
+    retry = (changed.get("modifiers") or {}).get("retry")
+    attempts = retry.get("max_attempts") if isinstance(retry, dict) else None
+    if isinstance(retry, dict) and isinstance(attempts, int) and attempts > 1:
+        lowered = {**retry, "max_attempts": attempts - 1}
+        changed["modifiers"] = {**changed["modifiers"], "retry": lowered}
+    return changed
+
+
+class FewerAttempts(NoRetries):
+    """Gives up one attempt early: at most ``retry.max_attempts - 1`` attempts where the
+    modifier allows more than one, still within the bound. Attempt counts are the runtime's
+    ("Modifier semantics are runtime-defined", R18), so every level holds."""
+
+    NAME = "fewer-attempts"
+
+    @staticmethod
+    def _plain(pack: PackInput) -> PackInput:
+        document = pack.document or {}
+        if not isinstance(document.get("compositions"), dict):
+            return pack
+        return _with_document(
+            pack, {**document, "compositions": _fewer_attempts(document["compositions"])}
+        )

@@ -20,6 +20,8 @@ switched on in :mod:`mini_runtime`, a runtime written apart from the reference
 ``IgnoresInsideNot``            never checks the predicate a ``not`` wraps (RFC 0010 rule 14)
 ``AcceptsBooleansAsIntegers``   a validator that takes ``true`` for the integer ``max_visits``
                                 (Python's ``bool`` is an ``int``; R16)
+``RefusesVendorKinds``          claims the kit's test extensions but fails their steps and
+                                reducers when run (RFC 0010 Level 3)
 =============================  ====================================================================
 
 The fakes of :data:`CONTEXT_BUGS` each break one statement in one context only (SEMANTICS R16):
@@ -47,6 +49,7 @@ from conformance import (
     Unsupported,
 )
 from conformance._basics.areas import TOP_LEVEL
+from reference import Extensions
 
 OneLevelRedirects = with_bugs("OneLevelRedirects", one_level_redirects=True)
 BudgetOffByOne = with_bugs("BudgetOffByOne", budget_off_by_one=True)
@@ -589,6 +592,23 @@ MUTANT_BUGS = {"IgnoresInsideNot": "compositions"}
 each with the area whose level it must lose."""
 
 
+class RefusesVendorKinds(_AllAreas):
+    """Claims Level 3 and the kit's test extensions, yet runs with none registered: a
+    ``ppconf.upper`` step or ``ppconf.join`` reducer fails when reached. RFC 0010 Level 3 is a
+    registered vendor kind or reducer taking part in the step graph: compositions loses it."""
+
+    NAME = "refuses-vendor-kinds"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._claimed = self._extensions
+        self._extensions = Extensions()
+
+    def capabilities(self) -> Capabilities:
+        claimed = (*self._claimed.kinds, *self._claimed.reducers)
+        return Capabilities(self.NAME, "0.0", "python", self.CLAIMS, claimed)
+
+
 AREA_BUGS = {
     "ValidatesExtensions": "extensions",
     "RefusesExtensions": "extensions",
@@ -597,6 +617,7 @@ AREA_BUGS = {
     "RejectsUndeclaredDefault": "providers",
     "ErrorsOnOptionalProvider": "providers",
     "KeepsAgentTurnAtTerminal": "control",
+    "RefusesVendorKinds": "compositions",
 }
 """The RFC 0016, RFC 0017 and RFC 0014 (terminal state) fakes, each with the area of the rule
 it breaks (where the fuzzer must find it, once it generates that area)."""

@@ -510,6 +510,9 @@ ALLOWED_VARIANTS = (
     "NoRetries",
     "LooseEquality",
     "OneCodeAfterTheEnd",
+    "OtherTestExtensions",
+    "FailsAtMaxSteps",
+    "FewerAttempts",
 )
 BREAKING = (
     *breaking.SESSION_BUGS,
@@ -598,6 +601,59 @@ def test_the_generic_schema_code_passes_even_a_strict_run(catalog: Catalog) -> N
     assert len(renamed) >= 20, renamed
     assert [(r.case.id, c.id) for r in results for _, c in r.findings()] == []
     assert judge(verdicts(results), levels, strict=True).passed
+
+
+@pytest.mark.usefixtures("fakes_importable")
+def test_the_kit_s_test_extensions_values_fail_only_a_strict_run(catalog: Catalog) -> None:
+    """What ppconf.upper and ppconf.join give is the kit's definition (MAY): other values keep
+    compositions Level 3 and a default run, and fail exactly the MAY cases comparing them; a
+    runtime that fails the registered kinds when run loses Level 3 (RFC 0010 Level 3)."""
+    reference, _ = measured("conformance:ReferenceAdapter", catalog)
+    levels, results = measured("allowed:OtherTestExtensions", catalog)
+    cases = verdicts(results)
+    failing = sorted(v.id for v in cases if not v.passed)
+    assert failing == [
+        "compositions.extension.join-with-separator-values",
+        "compositions.extension.join-without-separator-values",
+        "compositions.extension.upper-between-steps-values",
+        "compositions.extension.upper-inside-parallel-values",
+        "compositions.extension.upper-step-kind",
+    ]
+    assert {v.requirement for v in cases if v.id in failing} == {"MAY"}
+    assert area_levels(levels)["compositions"] == area_levels(reference)["compositions"] == 3
+    assert judge(cases, levels).passed
+    assert not judge(cases, levels, strict=True).passed
+    refusing, results = measured("breaking:RefusesVendorKinds", catalog)
+    assert area_levels(refusing)["compositions"] == 2
+    lost = sorted(v.id for v in verdicts(results) if not v.checks.get("MUST", True))
+    assert lost == [
+        "compositions.extension.join-with-separator",
+        "compositions.extension.join-without-separator",
+        "compositions.extension.upper-between-steps",
+        "compositions.extension.upper-inside-parallel",
+    ]
+    assert not judge(verdicts(results), refusing).passed
+
+
+@pytest.mark.usefixtures("fakes_importable")
+@pytest.mark.parametrize(
+    ("name", "failing"),
+    [
+        ("FailsAtMaxSteps", "compositions.agent.max-steps-graceful-exit"),
+        ("FewerAttempts", "compositions.execution.retry-exhausted"),
+    ],
+)
+def test_the_runtime_s_own_agent_exit_and_attempt_count_show_below_must(
+    name: str, failing: str, catalog: Catalog
+) -> None:
+    """An agent step failing at max_steps (the kit picks completing) and one attempt fewer than
+    max_attempts allows (R18) fail MAY cases only: a default run passes, a strict one fails."""
+    levels, results = measured(f"allowed:{name}", catalog)
+    cases = verdicts(results)
+    assert failing in [v.id for v in cases if not v.passed]
+    assert {v.requirement for v in cases if not v.passed} == {"MAY"}
+    assert judge(cases, levels).passed
+    assert not judge(cases, levels, strict=True).passed
 
 
 @pytest.mark.usefixtures("fakes_importable")
