@@ -79,21 +79,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(_table(results))
     print(f"wall time {time.perf_counter() - started:.0f} s (mutants already judged not rerun)")
+    lines = {module: source_of(module).splitlines() for module in MODULES}
+    # An entry written for the line as it read before an edit explains nothing now.
+    entry_of = {
+        r.mutant.id: explained[r.mutant.id]
+        for r in results
+        if r.mutant.id in explained
+        and explained[r.mutant.id].explains(
+            r.mutant, lines[r.mutant.module][r.mutant.line - 1].strip()
+        )
+    }
     survivors = [r for r in results if r.verdict == "survived"]
     kinds = collections.Counter(
-        explained[r.mutant.id].kind for r in survivors if r.mutant.id in explained
+        entry_of[r.mutant.id].kind for r in survivors if r.mutant.id in entry_of
     )
     for kind, count in sorted(kinds.items()):
         print(f"survivors explained as {kind}: {count}")
-    unexplained = [r for r in survivors if r.mutant.id not in explained]
-    stale = [
-        explained[r.mutant.id]
+    unexplained = [r for r in survivors if r.mutant.id not in entry_of]
+    killed_now = [
+        entry_of[r.mutant.id]
         for r in results
         if r.verdict != "survived"
-        and r.mutant.id in explained
-        and explained[r.mutant.id].kind != "killed-by"
+        and r.mutant.id in entry_of
+        and entry_of[r.mutant.id].kind != "killed-by"
     ]
-    for entry in stale:
+    for entry in killed_now:
         print(f"explained as {entry.kind} but killed now: {entry.id}")
     for result in unexplained:
         print(f"unexplained survivor: {result.mutant.id}\t{result.mutant.description}")

@@ -1,6 +1,8 @@
 """The checked-in survivors file: why each mutant the catalog does not kill may live.
 
-Each entry names a mutant by id and says what it is:
+Each entry names a mutant by id, quotes the line it changes (``source``, stripped, so that an
+edit of the module that moves or rewrites the line shows as a stale entry, not as a silent
+explanation of another mutant), and says what it is:
 
 - ``equivalent``: no observable change (``why`` says why);
 - ``rfc-allowed``: the change is a choice an RFC leaves open (``statement``: the statement id
@@ -15,13 +17,16 @@ Each entry names a mutant by id and says what it is:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-__all__ = ["KINDS", "SURVIVORS", "Explanation", "read_survivors"]
+from tools.mutation._mutants import Mutant
+
+__all__ = ["KINDS", "SURVIVORS", "Explanation", "read_survivors", "stale"]
 
 SURVIVORS = Path(__file__).with_name("survivors.yaml")
 KINDS = ("equivalent", "rfc-allowed", "kit-pick", "unreachable", "defensive", "killed-by")
@@ -36,8 +41,13 @@ class Explanation:
     change: str
     kind: str
     why: str
+    source: str
     statement: str = ""
     case: str = ""
+
+    def explains(self, mutant: Mutant, line: str) -> bool:
+        """Whether this entry is about ``mutant``, which changes ``line`` (stripped)."""
+        return self.id == mutant.id and self.source == line
 
 
 def read_survivors(path: Path = SURVIVORS) -> dict[str, Explanation]:
@@ -56,8 +66,8 @@ def read_survivors(path: Path = SURVIVORS) -> dict[str, Explanation]:
     for position, entry in enumerate(data, start=1):
         where = f"{path}: entry {position}"
         if not isinstance(entry, dict):
-            raise ValueError(f"{where}: a mapping with id, change, kind and why")
-        missing = [k for k in ("id", "change", "kind", "why") if not entry.get(k)]
+            raise ValueError(f"{where}: a mapping with id, source, change, kind and why")
+        missing = [k for k in ("id", "source", "change", "kind", "why") if not entry.get(k)]
         kind = entry.get("kind")
         if kind in _NEEDS and not entry.get(_NEEDS[kind]):
             missing.append(_NEEDS[kind])
@@ -72,7 +82,31 @@ def read_survivors(path: Path = SURVIVORS) -> dict[str, Explanation]:
             str(entry["change"]),
             str(kind),
             str(entry["why"]),
+            str(entry["source"]),
             str(entry.get("statement", "")),
             str(entry.get("case", "")),
         )
     return found
+
+
+def stale(
+    entries: dict[str, Explanation], found: Iterable[Mutant], lines: dict[str, list[str]]
+) -> list[str]:
+    """What is wrong with each entry that names no mutant of today's source, sorted by id.
+
+    ``found`` is every mutant the tool makes today and ``lines`` each module's lines. An entry
+    is stale when its id is not made any more, or when the line at that id reads differently
+    from its ``source`` (the module was edited: find the mutant's new id with
+    ``python -m tools.mutation list`` and write it with the line as it reads now).
+    """
+    by_id = {mutant.id: mutant for mutant in found}
+    problems = []
+    for name, entry in sorted(entries.items()):
+        mutant = by_id.get(name)
+        if mutant is None:
+            problems.append(f"{name}: no such mutant today ({entry.change})")
+            continue
+        line = lines[mutant.module][mutant.line - 1].strip()
+        if not entry.explains(mutant, line):
+            problems.append(f"{name}: the line reads {line!r}, not {entry.source!r}")
+    return problems
