@@ -722,8 +722,11 @@ def _calls(scenario: Scenario) -> list[Call] | None:
 
 
 def _reads_state(expectation: Expectation) -> bool:
-    """Whether judging the expectation may read the session data (an unread answer of the
-    script is skipped, so a state asked for and not read costs nothing more)."""
+    """Whether judging the expectation may read the session data: its observations, or the
+    numbers a loop or budget failure's message gives (an unread answer of the script is
+    skipped, so a state asked for and not read costs nothing more)."""
+    if LOOP_CODES & set(expectation.codes):
+        return True
     alternatives = expectation.alternatives if isinstance(expectation, AnyOf) else (expectation,)
     return any(isinstance(a, Expect) and bool(a.observations) for a in alternatives)
 
