@@ -236,8 +236,12 @@ def test_the_install_is_pinned_and_cached(runner: Runner) -> None:
     pairs = (line.split("==") for line in frozen.splitlines() if "==" in line)
     installed = {_canonical(name): version for name, version in pairs}
     assert installed == _pins()
-    # pip kept what it downloaded in the folder actions/cache saves.
-    assert any(Path(runner.outputs["inputs"]["pip-cache"]).iterdir())
+    # pip keeps what it downloads in the folder actions/cache saves (whether it downloads
+    # anything depends on the machine's index: a local one leaves nothing to keep).
+    folder = "${{ steps.inputs.outputs.pip-cache }}"
+    assert STEPS["install"]["env"]["PIP_CACHE_DIR"] == folder
+    assert STEPS["pip-cache"]["with"]["path"] == folder
+    assert runner.outputs["inputs"]["pip-cache"]
 
 
 def test_run_mode_writes_the_summary_and_the_reports(runner: Runner) -> None:
