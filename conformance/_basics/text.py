@@ -215,6 +215,13 @@ def terminal_lines(text: str) -> str:
     return "\n".join(terminal(line, limit=max(len(line), 1)) for line in text.split("\n"))
 
 
+def text_lines(text: str) -> list[str]:
+    """The lines of a text of several lines (an adapter's stderr in a failure message), split
+    at every line break Python knows (``\\r\\n`` as one); ``[""]`` for an empty text. Each view
+    shows them as lines, each escaped as that view escapes text."""
+    return text.splitlines() or [""]
+
+
 def markdown(text: object, limit: int = TEXT_LIMIT) -> str:
     """Text for Markdown (a CI step summary): one line, every character that Markdown or HTML
     gives a meaning to backslash-escaped, control characters and newlines written out, cut to
@@ -276,6 +283,7 @@ __all__ = [
     "markdown_code",
     "terminal",
     "terminal_lines",
+    "text_lines",
     "without_surrogates",
     "written_out",
     "xml_text",

@@ -803,7 +803,7 @@ def _run_step(script: _Script, number: int, step: Step, context: Context) -> Non
     if miss is not None:
         message = miss.message
         if LOOP_CODES & set(expectation.codes) or "budget_exhausted" in message:
-            # The limit and the count that decide it (max_visits, max_total_visits).
+            # The limits and the counts that decide it (visits, tool calls, wall time).
             moved = transition or {}
             where = (moved.get("from"), moved.get("to"))
             try:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from conformance._basics.text import ELIDED, html_text
+from conformance._basics.text import ELIDED, cut, html_text, text_lines
 from conformance._drawing import DrawingError, draw_composition, draw_workflow
 from conformance._drawing import _svg as svg_style
 from conformance._judging.checks import Check
@@ -114,6 +114,13 @@ def escape(text: object) -> str:
 
 
 _e = escape
+
+
+def _lines(text: str) -> str:
+    """A text of several lines (an adapter's stderr) for a ``<pre>``: broken at every line
+    break the text view breaks at (``\\r\\n`` is one, not a written-out ``\\x0d``), each line
+    escaped."""
+    return "\n".join(_e(line) for line in text_lines(cut(text)))
 
 
 def _json(value: Any) -> str:
@@ -426,7 +433,7 @@ def _failure(
             f'<article class="failure {_e(first.outcome)}"{anchor(first)}>',
             f"<h5>{_part_line(report, first)}</h5>",
             f'<p class="description">{_e(first.description)}</p>',
-            f'<pre class="message">{_e(first.message or "(no message)")}</pre>',
+            f'<pre class="message">{_lines(first.message or "(no message)")}</pre>',
         ]
     else:
         out = [

@@ -7,7 +7,7 @@ when long; no heading, tag, image or table cell of its own.
 
 from __future__ import annotations
 
-from conformance._basics.text import markdown, markdown_code
+from conformance._basics.text import cut, markdown, markdown_code, text_lines
 from conformance._judging.explain import group_why_lines, rerun_lines, why_lines
 from conformance._judging.levels import describe_level
 from conformance._judging.records import PartRecord, Report, RunHeader
@@ -30,6 +30,19 @@ def _part(record: PartRecord, detail: str) -> str:
     return f"- {_place(record)} L{record.level} {record.requirement}" + (
         f": {_cell(detail)}" if detail else ""
     )
+
+
+def _message(message: str) -> str:
+    """A failure message, its lines (an adapter's stderr) kept as lines of the list item: each
+    escaped, ended by a ``<br>`` of the view's own, its indent written as no-break spaces (an
+    indented ``- x`` would start a list of its own)."""
+    return "<br>\n  ".join(_line(line) for line in text_lines(cut(message)))
+
+
+def _line(line: str) -> str:
+    text = line.lstrip(" \t")
+    indent = len(line[: len(line) - len(text)].expandtabs(4))
+    return "&nbsp;" * indent + markdown(text, limit=max(len(text), 1))
 
 
 def _place(record: PartRecord) -> str:
@@ -56,7 +69,7 @@ def _group_lines(
         for r in group.records:
             lines.append(
                 f"- {_place(r)} L{r.level} {r.requirement}, **{r.outcome}**{expected}: "
-                f"{_cell(r.message)}"
+                f"{_message(r.message)}"
             )
             lines += [f"  - why: {_cell(line)}" for line in why_lines(r, limit=1)]
             if header is not None and r.outcome != "skipped":

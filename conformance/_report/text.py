@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from conformance._basics.tables import render_table
-from conformance._basics.text import terminal
+from conformance._basics.text import terminal, text_lines
 from conformance._judging.explain import failure_lines, group_why_lines, why_lines
 from conformance._judging.levels import LevelReport, describe_level
 from conformance._judging.records import PartRecord, Report, RunHeader
@@ -110,7 +110,7 @@ def render_group(group: FailureGroup, header: RunHeader | None = None) -> list[s
             )
             # A message of several lines (an adapter's stderr) is shown as lines, each
             # escaped, not as one line of \x0a escapes.
-            first, *more = record.message.splitlines() or [""]
+            first, *more = text_lines(record.message)
             lines.append(f"  {terminal(first)}")
             lines.extend(f"    {terminal(line)}" for line in more)
             lines.extend(expected)

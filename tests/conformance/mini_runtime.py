@@ -178,6 +178,7 @@ class MiniSession:
             "artifacts": artifacts,
             "artifact_history": [dict(h) for h in data["artifact_history"]],
             "tool_calls": data["tool_calls"],
+            "elapsed_sec": data["elapsed"],
             "prompt_variables": {"artifacts": artifacts},
         }
 

@@ -17,6 +17,10 @@ PACK: dict[str, Any] = {
     }
 }
 
+BUDGETS: dict[str, Any] = {
+    "workflow": {"engine": {"budget": {"max_tool_calls": 5, "max_wall_time_sec": 60}}}
+}
+
 
 @pytest.mark.parametrize(
     ("pack", "state", "states", "expected"),
@@ -44,6 +48,43 @@ PACK: dict[str, Any] = {
         (PACK, None, ("review",), ""),
         ({"workflow": {"states": {"a": {"max_visits": True}}}}, {"visit_counts": {}}, ("a",), ""),
         (None, {"visit_counts": {}}, ("a",), ""),
+        # Tool calls and wall time come with what the runtime reported for them.
+        (
+            BUDGETS,
+            {"visit_counts": {"work": 2}, "tool_calls": 5, "elapsed_sec": 60.0},
+            ("work", "done"),
+            " [max_tool_calls 5, tool calls 5; max_wall_time_sec 60, elapsed seconds 60]",
+        ),
+        (
+            BUDGETS,
+            {"tool_calls": 4, "elapsed_sec": 59.5},
+            ("work",),
+            " [max_tool_calls 5, tool calls 4; max_wall_time_sec 60, elapsed seconds 59.5]",
+        ),
+        (
+            BUDGETS,
+            {"tool_calls": "5</b>\n::error::x", "elapsed_sec": float("nan")},
+            ("work",),
+            " [max_tool_calls 5, tool calls none; max_wall_time_sec 60, elapsed seconds none]",
+        ),
+        (
+            BUDGETS,
+            {"tool_calls": 5.0, "elapsed_sec": True},
+            ("work",),
+            " [max_tool_calls 5, tool calls none; max_wall_time_sec 60, elapsed seconds none]",
+        ),
+        (
+            BUDGETS,
+            {},
+            (),
+            " [max_tool_calls 5, tool calls none; max_wall_time_sec 60, elapsed seconds none]",
+        ),
+        (
+            {"workflow": {"engine": {"budget": {"max_wall_time_sec": 60}}}},
+            {"elapsed_sec": 1e300},
+            (),
+            " [max_wall_time_sec 60, elapsed seconds 1e+300]",
+        ),
     ],
 )
 def test_the_numbers_are_the_packs_limits_and_the_runtimes_counts(
@@ -64,3 +105,22 @@ def test_a_max_visits_failure_names_the_limit_and_the_visit_count(
         "budget-exhausted) [review: max_visits 1, visit count 2; max_total_visits 20, "
         "total visits 6]"
     ) in out
+
+
+@pytest.mark.usefixtures("fakes_importable")
+@pytest.mark.parametrize(
+    ("case", "numbers"),
+    [
+        ("loops.budget.max-tool-calls-boundary", "[max_tool_calls 5, tool calls 5]"),
+        (
+            "loops.budget.max-wall-time-boundary",
+            "[check: max_visits 5, visit count 2; max_wall_time_sec 60, elapsed seconds 60]",
+        ),
+    ],
+)
+def test_a_tool_call_or_wall_time_failure_names_the_limit_and_the_count(
+    case: str, numbers: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--adapter=breaking:BudgetOffByOne", f"--id={case}"]) == 1
+    out = capsys.readouterr().out
+    assert f"expected a rejection (budget-exhausted) {numbers}" in out

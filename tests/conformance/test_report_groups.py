@@ -16,6 +16,7 @@ from conformance._catalog.cases import Selection
 from conformance._catalog.expected_failures import ExpectedFailure
 from conformance._judging.records import PartRecord, Report, RunHeader
 from conformance._report.groups import GROUP_MIN, failure_groups, normalise, split_message
+from conformance._report.html import render_html
 from conformance._report.jsonl import read_report
 from conformance._report.markdown import render_markdown
 from conformance._report.text import render_text
@@ -299,3 +300,38 @@ def test_a_message_of_several_lines_is_shown_as_lines_each_escaped() -> None:
     at = lines.index("FAILED workflow.t.crash [go] (workflow L1 MUST)")
     assert lines[at + 1].endswith("adapter stderr: Traceback (most recent call last):")
     assert lines[at + 2 : at + 4] == ["      File 'x.pl', line 3", "    Died\\x1b[2J"]
+
+
+STDERR = (
+    "Traceback (most recent call last):\r\n  File '<x>.pl', line 3\n\n  - Died\x1b[2J ::error::x"
+)
+"""An adapter's stderr: lines (one ended by ``\\r\\n``, one empty, one indented like a list
+item), markup, a control character and a workflow command."""
+
+
+def test_a_message_of_several_lines_is_shown_as_lines_in_markdown() -> None:
+    message = "{file}:3: adapter fault: the process exited; adapter stderr: " + STDERR
+    markdown = render_markdown(report_of(record("workflow.t.crash", message)))
+    assert "x0a" not in markdown
+    assert "x0d" not in markdown
+    assert "\x1b" not in markdown
+    lines = markdown.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("- `workflow.t.crash` [go]"))
+    assert lines[at].endswith("adapter stderr: Traceback (most recent call last):<br>")
+    # Each line stays in the list item: indented, escaped, none starting a block of its own.
+    assert lines[at + 1 : at + 4] == [
+        "  &nbsp;&nbsp;File '\\<x\\>.pl', line 3<br>",
+        "  <br>",
+        "  &nbsp;&nbsp;\\- Died\\\\x1b\\[2J \\::error::x",
+    ]
+
+
+def test_a_message_of_several_lines_is_shown_as_lines_in_html() -> None:
+    message = "{file}:3: adapter fault: the process exited; adapter stderr: " + STDERR
+    page = render_html(report_of(record("workflow.t.crash", message)))
+    assert (
+        '<pre class="message">workflow/crash.yaml:3: adapter fault: the process exited; '
+        "adapter stderr: Traceback (most recent call last):\n"
+        "  File &#x27;&lt;x&gt;.pl&#x27;, line 3\n\n  - Died\\x1b[2J ::error::x</pre>"
+    ) in page
+    assert "\x1b" not in page
