@@ -587,9 +587,10 @@ class IgnoresInsideNot(_AllAreas):
         super().load(pack)
 
 
-MUTANT_BUGS = {"IgnoresInsideNot": "compositions"}
-"""Fakes that break a rule the way a surviving mutant of the reference did (tools/mutation),
-each with the area whose level it must lose."""
+MUTANT_BUGS = {"IgnoresInsideNot": "compositions", "RefusesVendorKinds": "compositions"}
+"""Fakes that only the catalog is asked to catch, each with the area whose level it must lose:
+a rule broken the way a surviving mutant of the reference did (tools/mutation), or one the
+fuzzer generates no pack for (the kit's Level 3 test extensions)."""
 
 
 class RefusesVendorKinds(_AllAreas):
@@ -617,7 +618,6 @@ AREA_BUGS = {
     "RejectsUndeclaredDefault": "providers",
     "ErrorsOnOptionalProvider": "providers",
     "KeepsAgentTurnAtTerminal": "control",
-    "RefusesVendorKinds": "compositions",
 }
 """The RFC 0016, RFC 0017 and RFC 0014 (terminal state) fakes, each with the area of the rule
 it breaks (where the fuzzer must find it, once it generates that area)."""
