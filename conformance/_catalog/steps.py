@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from conformance._basics.contract import Requirement
 from conformance._basics.errors import Rejected
 from conformance._basics.matchers import Mismatch, compare, differences, missing
 
@@ -54,13 +55,18 @@ OBSERVATIONS = {
 }
 """Expectation key -> key of the runtime's observable session data."""
 
-ADVISORY = {
-    "history": "RFC0009.question-2.lean.1",
-    "artifact_history": "RFC0009.question-2.lean.1",
+ADVISORY: dict[str, tuple[str, Requirement]] = {
+    "history": ("RFC0009.question-2.lean.1", "SHOULD"),
+    "artifact_history": ("RFC0009.question-2.lean.1", "SHOULD"),
+    "available_events": ("kit.pick.available-events", "MAY"),
 }
-"""Observables the RFCs recommend keeping but do not require, and the statement that says so:
-the record of transitions (RFC 0009 Question 2 leans to recommending history capture). A check
-of them is a detail check of its own, as the kit's codes are, never the scenario's."""
+"""Observables no RFC requires, each with the statement that weighs a check of it and what that
+gives: the record of transitions, which the RFCs recommend keeping (RFC 0009 Question 2 leans to
+recommending history capture), and the list of events a state offers, which no RFC defines (the
+kit's pick: whether an event fires is what the RFCs decide, and a case checks that by sending
+it; a terminal state may still list the transitions it declares, as PromptKit's
+``AvailableEvents`` does). A check of them is a detail check of its own, as the kit's codes are,
+never the scenario's."""
 
 
 def without_advisory(expected: Mapping[str, Any]) -> dict[str, Any]:

@@ -530,7 +530,7 @@ START = 0
 def _detail_checks(case: Case, scenario: Scenario) -> dict[int, Check]:
     """The planned detail checks of a scenario, by position (:data:`START`, each step's number,
     one past the last for ``final``): the kit's codes it names (R9) and the observables the RFCs
-    only recommend (:data:`~conformance._catalog.steps.ADVISORY`), each position's in one check that
+    do not require (:data:`~conformance._catalog.steps.ADVISORY`), each position's in one check that
     weighs what the weakest of them weighs, never more than the case. Their ids carry the
     position and what they check, so two runs compare check by check."""
     planned: dict[int, Check] = {}
@@ -553,9 +553,9 @@ def _detail_check(
 ) -> Check:
     what = ", ".join(["code"] * bool(codes) + list(advisory))
     weights = [_weakest(codes)] if codes else []
-    weights += ["SHOULD"] * bool(advisory)
+    weights += [ADVISORY[key][1] for key in advisory]
     cited = [code_statement(code) for code in codes]
-    cited += list(dict.fromkeys(ADVISORY[key] for key in advisory))
+    cited += list(dict.fromkeys(ADVISORY[key][0] for key in advisory))
     return Check(
         f"{where} {what}",
         weaker(case.requirement, max(weights, key=("MUST", "SHOULD", "MAY").index)),

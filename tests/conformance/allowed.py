@@ -43,6 +43,9 @@ Each wraps the reference adapter and changes one thing SEMANTICS section 0 leave
 ``FailsAtMaxSteps``             fails an agent step reaching ``max_steps`` (the kit's pick: it
                                 completes, MAY)
 ``FewerAttempts``               makes one attempt fewer than ``retry.max_attempts`` allows (R18)
+``ListsDeclaredEvents``         lists the events the current state declares as available, at a
+                                terminal state and after the workflow ended too, as PromptKit's
+                                ``AvailableEvents`` does (the list is the kit's pick, MAY)
 =============================  ====================================================================
 """
 
@@ -826,3 +829,34 @@ class FewerAttempts(NoRetries):
         return _with_document(
             pack, {**document, "compositions": _fewer_attempts(document["compositions"])}
         )
+
+
+# -- the kit's observables ---------------------------------------------------------------------
+
+
+class _DeclaredEvents(SessionWrapper):
+    """A reference session whose ``available_events`` are the current state's ``on_event``
+    keys, sorted, whatever the session's status."""
+
+    def __init__(self, session: Any, states: Mapping[str, Any]) -> None:
+        super().__init__(session)
+        self._states = states
+
+    def state(self) -> Mapping[str, Any]:
+        state = dict(self._session.state())
+        declared = (self._states.get(state["current_state"]) or {}).get("on_event") or {}
+        state["available_events"] = sorted(declared)
+        return state
+
+
+class ListsDeclaredEvents(WrapsSessions, Variant):
+    """Lists the events the current state declares as its available events, at a terminal
+    state and after the workflow has ended too, as PromptKit's ``AvailableEvents`` does. No RFC
+    defines the list (kit.pick.available-events, MAY); what RFC 0009 binds is that a terminal
+    state's transitions never fire, which the cases check by sending them: every level holds,
+    and only a strict run fails."""
+
+    NAME = "lists-declared-events"
+
+    def wrap(self, pack: PackInput, session: Any) -> Any:
+        return _DeclaredEvents(session, workflow_of(pack).get("states") or {})

@@ -11,6 +11,7 @@ switched on in :mod:`mini_runtime`, a runtime written apart from the reference
 ``NeverBudgetExhausted``        status never becomes ``budget_exhausted`` (X3, X5, X8)
 ``IgnoresUnknownEvents``        accepts undeclared events as no-ops (X4)
 ``AppendReplaces``              ``mode: append`` overwrites (X9)
+``FiresTerminalTransitions``    takes an event a terminal state declares in ``on_event`` (X2)
 ``AcceptsEverything``           a validator that finds nothing wrong, ever
 ``StartReturnsNone``            ``start()`` returns ``None`` instead of a session or a refusal
 ``SkipsEverything``             answers ``Unsupported`` to everything but ``capabilities``
@@ -57,6 +58,7 @@ EntryNotCounted = with_bugs("EntryNotCounted", entry_not_counted=True)
 NeverBudgetExhausted = with_bugs("NeverBudgetExhausted", never_budget_exhausted=True)
 IgnoresUnknownEvents = with_bugs("IgnoresUnknownEvents", ignores_unknown_events=True)
 AppendReplaces = with_bugs("AppendReplaces", append_replaces=True)
+FiresTerminalTransitions = with_bugs("FiresTerminalTransitions", terminal_transitions_fire=True)
 
 SESSION_BUGS = (
     "OneLevelRedirects",
@@ -74,6 +76,7 @@ __all__ = [
     "BudgetOffByOne",
     "EntryNotCounted",
     "ExitsTheProcess",
+    "FiresTerminalTransitions",
     "Flaky",
     "IgnoresUnknownEvents",
     "MiniRuntime",

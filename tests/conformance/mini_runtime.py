@@ -32,6 +32,8 @@ class Bugs:
         ignores_unknown_events: an event the state does not declare is accepted as a no-op
             (breaks X4).
         append_replaces: ``mode: append`` overwrites like ``replace`` (breaks X9).
+        terminal_transitions_fire: an event a terminal state declares in ``on_event`` is taken
+            as if the state were not terminal (breaks X2: the workflow completes there).
     """
 
     one_level_redirects: bool = False
@@ -40,6 +42,7 @@ class Bugs:
     never_budget_exhausted: bool = False
     ignores_unknown_events: bool = False
     append_replaces: bool = False
+    terminal_transitions_fire: bool = False
 
 
 LIMITS = ("max_total_visits", "max_tool_calls", "max_wall_time_sec")
@@ -85,7 +88,8 @@ class MiniSession:
     def send(self, event: str, source: str) -> Mapping[str, Any]:
         data = self.data
         current = data["current"]
-        if data["status"] == "completed":
+        declared = event in (self.states[current].get("on_event") or {})
+        if data["status"] == "completed" and not (self.bugs.terminal_transitions_fire and declared):
             raise Rejected("terminal-state")
         if data["status"] == "budget_exhausted":
             raise Rejected("budget-exhausted", limit=data.get("limit"))

@@ -513,6 +513,7 @@ ALLOWED_VARIANTS = (
     "OtherTestExtensions",
     "FailsAtMaxSteps",
     "FewerAttempts",
+    "ListsDeclaredEvents",
 )
 BREAKING = (
     *breaking.SESSION_BUGS,
@@ -522,6 +523,7 @@ BREAKING = (
     "Flaky",
     "ExitsTheProcess",
     "RaisesBaseException",
+    "FiresTerminalTransitions",
 )
 _MEASURED: dict[str, tuple[LevelReport, list[CaseResult]]] = {}
 
@@ -581,6 +583,27 @@ def test_strict_counts_every_check_a_part_passing_its_requirement_leaves_behind(
     out = capsys.readouterr().out
     assert f"FAILED: {len(findings)} case(s) failed (strict: every check counts)" in out
     assert "PASSED" not in out
+
+
+@pytest.mark.usefixtures("fakes_importable")
+def test_a_terminal_state_may_list_its_declared_events_but_never_take_them(
+    catalog: Catalog,
+) -> None:
+    """The events a state offers are the kit's pick (MAY): a runtime listing a terminal state's
+    declared transitions keeps every level and a default run, failing only weaker checks of the
+    terminal cases; one that takes those transitions loses loops Level 1 on the same cases."""
+    terminal = {"loops.terminal.entry", "loops.terminal.declared-transitions-never-fire"}
+    levels, results = measured("allowed:ListsDeclaredEvents", catalog)
+    cases = verdicts(results)
+    findings = {v.id for v in cases if v.passed and not all(v.checks.values())}
+    assert terminal <= findings, findings
+    assert judge(cases, levels).passed
+    assert not judge(cases, levels, strict=True).passed
+    reference, _ = measured("conformance:ReferenceAdapter", catalog)
+    broken, results = measured("breaking:FiresTerminalTransitions", catalog)
+    failing_must = {v.id for v in verdicts(results) if not v.checks.get("MUST", True)}
+    assert terminal <= failing_must, failing_must
+    assert area_levels(broken)["loops"] == 0 < (area_levels(reference)["loops"] or 0)
 
 
 @pytest.mark.usefixtures("fakes_importable")
