@@ -11,6 +11,9 @@ Each wraps the reference adapter and changes one thing SEMANTICS section 0 leave
                                 (R19: at or above the constraint's place)
 ``RedundantErrors``             reports every error twice, the second time as ``schema`` (R2:
                                 extra errors on an invalid pack are fine)
+``EveryErrorCode``              reports every error code of the kit's vocabulary on an invalid
+                                pack, beside its own (R2: extra errors on an invalid pack are
+                                allowed)
 ``NoKitLints``                  never reports the kit's own lints (R3: MAY)
 ``Version3AsVersion2``          starts a ``version: 3`` workflow as version 2 (R4, X16: refusing
                                 at start is SHOULD)
@@ -59,6 +62,7 @@ from fakes import SessionWrapper, WrapsSessions, workflow_of
 
 from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected
 from conformance._basics.contract import KIT_LINTS
+from conformance._catalog.codes import ERRORS
 from reference import Extensions
 
 
@@ -139,6 +143,19 @@ class RedundantErrors(Variant):
             for d in found
             if d["severity"] == "error"
         ]
+        return found + extra
+
+
+class EveryErrorCode(Variant):
+    NAME = "every-error-code"
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        found = list(super().validate(pack))
+        if not any(d["severity"] == "error" for d in found):
+            return found
+        first = next(d for d in found if d["severity"] == "error")
+        given = {d["code"] for d in found}
+        extra = [{**first, "code": code, "message": "also"} for code in ERRORS if code not in given]
         return found + extra
 
 

@@ -505,6 +505,7 @@ ALLOWED_VARIANTS = (
     "OneCodeForRefusedStarts",
     "DropsFailingBranch",
     "RenamesCodes",
+    "EveryErrorCode",
     "WarningsInMapOrder",
     "GenericSchemaCode",
     "NoRetries",
@@ -559,6 +560,19 @@ def test_an_rfc_allowed_variant_keeps_the_reference_levels(name: str, catalog: C
     assert [a.must for a in levels.areas] == [a.must for a in reference.areas]
     failing_must = [v.id for v in verdicts(results) if not v.checks.get("MUST", True)]
     assert failing_must == []
+
+
+@pytest.mark.usefixtures("fakes_importable")
+def test_extra_errors_on_an_invalid_pack_fail_only_the_kits_picks(catalog: Catalog) -> None:
+    """R2: extra errors on an invalid pack are allowed, so a runtime adding every error code of
+    the kit's vocabulary to each invalid pack fails no SHOULD check, only ``absent`` checks at
+    MAY (a strict run notices); one error on a valid pack still fails at the case's level."""
+    levels, results = measured("allowed:EveryErrorCode", catalog)
+    cases = verdicts(results)
+    assert [v.id for v in cases if not v.checks.get("SHOULD", True)] == []
+    findings = {v.id for v in cases if v.passed and not all(v.checks.values())}
+    assert "workflow.validation.schema-missing-entry" in findings, sorted(findings)[:20]
+    assert not judge(cases, levels, strict=True).passed
 
 
 @pytest.mark.usefixtures("fakes_importable")

@@ -760,6 +760,20 @@ ENTRY = {"code": "entry-unknown", "severity": "error", "path": "/workflow/entry"
 STYLE = {"code": "event-name-style", "severity": "warning", "path": "/x"}
 
 
+@pytest.mark.parametrize(
+    ("valid", "weight"),
+    # R2: an extra error on an invalid pack is allowed, so its absence is the kit's pick there.
+    [(False, "MAY"), (True, "SHOULD")],
+)
+def test_an_absent_error_code_weighs_may_on_an_invalid_pack(
+    make_case: Callable[..., Case], valid: bool, weight: str
+) -> None:
+    body = f"validation:\n  valid: {str(valid).lower()}\n  absent: [entry-unknown]\n"
+    reported = [] if valid else [{**ENTRY, "code": "schema"}]
+    part = only_part(Runner(Reports(*reported)).run(make_case(level=1, body=body)))
+    assert graded(part.checks)["absent entry-unknown"] == (weight, True)
+
+
 def graded(checks: Sequence[Check]) -> dict[str, tuple[str, bool]]:
     return {c.id: (c.requirement, c.passed) for c in checks}
 
