@@ -15,7 +15,8 @@ session clock, and the start of each session included:
 
 The two run in turn, N times each, so that a busy machine slows both alike. Prints the median
 rate of each in events per second and the median, over the N pairs, of the floor's rate over
-the reference's (the target is at most 1.3). Then the same without a budget (the floor drops
+the reference's (the target is at most 1.1), both in CPU time: on a shared machine the wall
+clock also counts the time other processes took. Then the same without a budget (the floor drops
 its budget checks and the clock), and for one long session (200,000 events), where the history
 grows: the reference must not lose its speed there either.
 
@@ -38,7 +39,7 @@ from _timing import alternating_seconds, median_seconds
 
 import reference
 
-TARGET_RATIO = 1.3  # floor events/s over reference events/s, on short sessions
+TARGET_RATIO = 1.1  # floor events/s over reference events/s, on short sessions
 BUDGET = {"max_total_visits": 10**9, "max_tool_calls": 10**9, "max_wall_time_sec": 10**9}
 
 
@@ -133,6 +134,7 @@ def compare(label: str, sessions: int, events: int, repeat: int, budget: bool = 
         ),
         lambda: run_reference(workflow, sessions, events, clock),
         repeat,
+        time.process_time,
     )
     ratio = statistics.median(r / f for f, r in zip(floor_seconds, seconds, strict=True))
     print(

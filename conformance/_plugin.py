@@ -19,6 +19,8 @@ adapter's process group killed, exit status 128 + the signal.
 from __future__ import annotations
 
 import contextlib
+import gc
+import json
 import os
 import pickle
 import random
@@ -67,6 +69,8 @@ __all__ = [
 
 _STATE = pytest.StashKey["_PluginState"]()
 _RECORD = "ppconf_record"
+"""The user property that carries a part's record to the session: its JSON text, which xdist
+sends as one string (as nested data it sent every key and value on its own, twice per part)."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -220,7 +224,7 @@ class _PluginState:
         key = (record.case, record.part)
         first = key not in self.records
         self.records[key] = record
-        if not first:  # the same part's record from a later phase of its test (teardown)
+        if not first:  # the same part run again (as a plugin that reruns failed tests does)
             return True
         try:
             for writer in self.streams:
@@ -308,6 +312,10 @@ def pytest_configure(config: pytest.Config) -> None:
             "use module:Class, cmd:COMMAND or 'reference'"
         )
     state = _PluginState(config)
+    # The catalog lives as long as the session: out of the collector's generations, no full
+    # collection walks its objects again (pytest collects twice at its end, the interpreter
+    # whenever enough objects were made during the run).
+    gc.freeze()
     config.stash[_STATE] = state
     config.pluginmanager.register(_SessionHooks(state), "ppconf-session")
 
@@ -375,6 +383,7 @@ class CaseItem(pytest.Item):
         super().__init__(**kwargs)
         self.case = case
         self.part = part
+        self.line: int | None = None  # where the part is in its file, once a reader is sent there
         self.add_marker(f"ppconf_{case.area.replace('-', '_')}")
         self.add_marker(f"ppconf_level_{case.level}")
         self.add_marker(f"ppconf_{case.requirement.lower()}")
@@ -386,7 +395,8 @@ class CaseItem(pytest.Item):
         except AdapterGaveUp as error:
             pytest.exit(f"ppconf: the adapter gave up: {error}", returncode=2)
         record = PartRecord.of(self.case, result, lambda: state.catalog.registry)
-        self.user_properties.append((_RECORD, record.to_dict()))
+        self.line = record.line
+        self.user_properties.append((_RECORD, json.dumps(record.to_dict())))
         outcome, message = result.outcome, result.message
         if state.strict and record.findings:
             # Every check counts in a strict run, the weaker ones of a passing part included.
@@ -417,10 +427,10 @@ class CaseItem(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        case = self.case
-        pointer = next((s.pointer for s in case.scenarios if s.name == self.part), f"/{self.part}")
-        line = case.document.locate(pointer).line if case.document is not None else None
-        return case.file, (line or 1) - 1, f"{case.id} [{self.part}]"
+        # The part's own line for a part that did not pass (a skip is reported there), as its
+        # record has it; else its case file's first line. Locating a part re-reads the file's
+        # events, and pytest asks every item before running it: a fifth of a second a catalog.
+        return self.case.file, (self.line or 1) - 1, f"{self.case.id} [{self.part}]"
 
 
 class FuzzItem(pytest.Item):
@@ -537,11 +547,14 @@ class _SessionHooks:
         """Keep each part's record (on the xdist controller, from the workers' reports)."""
         ours = False
         for key, value in report.user_properties:
-            if key == _RECORD and isinstance(value, dict):
-                record = PartRecord.from_dict(value)
+            if key == _RECORD and isinstance(value, str):
+                ours = True
+                # The record is made in the call phase; the teardown report repeats it.
+                if report.when != "call":
+                    continue
+                record = PartRecord.from_dict(json.loads(value))
                 if not self.state.keep(record) and self.session is not None:
                     self.session.shouldstop = "ppconf: a report could not be written"
-                ours = True
         if report.failed and not ours and not report.nodeid.startswith("ppconf"):
             self.state.other_failures += 1
 

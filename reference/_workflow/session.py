@@ -227,18 +227,18 @@ class Session:
                 "event-source-not-allowed",
                 f"state {node.name!r} is externally orchestrated; only the host sends events",
             )
-        move = node.moves.get(event)
-        if move is None:
-            raise Rejection("unknown-event", f"state {node.name!r} has no transition for {event!r}")
-        target, transition, entry = move
+        try:  # a subscript, as a hit is the rule: no method call on every event
+            target, transition, entry = node.moves[event]
+        except KeyError:
+            raise _unknown_event(node, event) from None
         guard = target.max_visits
         if guard is not None and self._visits.get(target.name, 0) >= guard:
             entered = self._redirect(target)  # X5, which may reject
             transition = Transition(node.name, entered.name, event, True, target.name)
             target, entry = entered, (node.name, entered.name, event)
         history.append(entry)
-        visits = self._visits
-        visits[target.name] = visits.get(target.name, 0) + 1
+        visits, name = self._visits, target.name
+        visits[name] = visits.get(name, 0) + 1
         self._node = target
         if target.terminal:
             self._status = COMPLETED
@@ -502,3 +502,8 @@ class Session:
         self._replies = list(replies)
         self._origin = self._clock() - float(snapshot["elapsed_sec"])
         self._rearm()
+
+
+def _unknown_event(node: Node, event: str) -> Rejection:
+    """X4: ``node`` has no transition for ``event``."""
+    return Rejection("unknown-event", f"state {node.name!r} has no transition for {event!r}")

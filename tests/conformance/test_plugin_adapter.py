@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -169,6 +170,12 @@ def test_a_skipped_part_is_reported_at_its_case(small: Path, run_pytest: RunPyte
     skips = [line for line in result.outlines if line.startswith("SKIPPED")]
     assert len(skips) == 2
     assert not any("_plugin.py" in line for line in skips)
+    # At the scenario's own line, which a passing part is not looked up for.
+    for skip in skips:
+        where = re.match(r"SKIPPED \[\d+\] (.+\.yaml):(\d+): ", skip)
+        assert where is not None, skip
+        lines = (small / "workflow" / Path(where[1]).name).read_text().splitlines()
+        assert lines[int(where[2]) - 1].startswith("  - name: "), skip
 
 
 # -- bad specs ----------------------------------------------------------------------------------
