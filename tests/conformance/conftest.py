@@ -1,4 +1,5 @@
-"""Fixtures for the kit's tests: the built-in catalog, throwaway catalogs, level-table parsing.
+"""Fixtures for the kit's tests: the built-in catalog, throwaway catalogs, reports of whole-catalog
+runs, level-table parsing.
 
 Deliberately broken adapters live in ``fakes.py`` beside this file; this folder is on
 ``sys.path`` (pytest puts it there for the test modules), so ``fakes:Name`` is a valid
@@ -14,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from report_files import ReportFiles
 
 import conformance._cli.cases
 import conformance._cli.run
@@ -154,6 +156,14 @@ def fakes_importable(monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.syspath_prepend(str(FAKES_DIR))
     monkeypatch.setenv("PYTHONPATH", str(FAKES_DIR))
     return FAKES_DIR
+
+
+@pytest.fixture
+def report_file(
+    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> ReportFiles:
+    """The report of the built-in catalog against an adapter (see ``report_files.py``)."""
+    return ReportFiles(tmp_path_factory, capsys)
 
 
 UNRELATED_PLUGINS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:syrupy")
