@@ -17,7 +17,6 @@ A keyword is only as strong as the words it stands on (R17, :mod:`conformance._c
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
@@ -31,6 +30,7 @@ from conformance._catalog.wording import (
     normalized,
     normative_core,
     upper_case_binding,
+    upper_case_weaker,
     wording_of,
 )
 
@@ -41,8 +41,6 @@ WORDED = frozenset(
 )
 """Binding keywords that bind by their wording (``schema`` and ``definition`` bind by what the
 sentence is: a schema constraint, a field's definition)."""
-
-_UPPER_WEAKER = re.compile(r"\b(SHOULD(?: NOT)?|RECOMMENDED|MAY|OPTIONAL)\b")
 
 
 def default_texts() -> Path | None:
@@ -114,7 +112,7 @@ def _wording_problems(source: Source, statement: Statement) -> list[str]:
                 "definition or schema constraint stands in the RFC's normative core; give it "
                 "its kind (motivation, example, rationale, illustration ...)"
             ]
-        weaker = _UPPER_WEAKER.findall(quote)
+        weaker = upper_case_weaker(quote)
         if weaker and not upper_case_binding(quote):
             return [
                 f"{where} is {keyword!r} but quotes an upper-case {weaker[0]} and no MUST: "

@@ -29,9 +29,9 @@ from conformance._catalog.text import (
     section_titles,
     title_forms,
 )
-from conformance._catalog.wording import Strength, wording_of
+from conformance._catalog.wording import Strength, keywords, wording_of
 
-_PERMISSION_OR_WARNING = re.compile(r"\b(?:MAY|OPTIONAL)\b|\b(?i:warn)\b")
+_PERMISSION_OR_WARNING = frozenset(("MAY", "OPTIONAL", "warning"))
 _RANK: dict[Strength, int] = {"binding": 3, "advisory": 2, "permissive": 1, "none": 0}
 _REQUIREMENT_OF: dict[Strength, Requirement] = {
     "binding": "MUST",
@@ -46,18 +46,11 @@ def normative(sentence: str, section: str) -> bool:
     words as :func:`~conformance._catalog.wording.wording_of` reads them (R17: lower-case
     "must" binds only in the normative core), an upper-case MAY or OPTIONAL, or "warn"."""
     strength = wording_of(sentence, section).strength
-    return strength in ("binding", "advisory") or bool(_PERMISSION_OR_WARNING.search(sentence))
+    return strength in ("binding", "advisory") or not _PERMISSION_OR_WARNING.isdisjoint(
+        keywords(sentence)
+    )
 
 
-_KEYWORD = re.compile(
-    r"\b(MUST NOT|MUST|SHALL NOT|SHALL|REQUIRED|SHOULD NOT|SHOULD|NOT RECOMMENDED|RECOMMENDED"
-    r"|MAY|OPTIONAL)\b"
-    r"|\b((?i:must not|must|shall not|shall|should not|should))\b"
-    r"|\b((?i:is not an? (?:validation |schema )?error))\b"
-    r"|\b((?i:is an? (?:validation |schema )?error|is invalid|schema violation))\b"
-    r"|\b((?i:is (?:always |still )?valid|remains? valid))\b"
-    r"|\b((?i:warn))\b"
-)
 _STRENGTH = {
     "MUST": 3, "MUST NOT": 3, "SHALL": 3, "SHALL NOT": 3, "REQUIRED": 3,
     "error": 3, "not-error": 3, "valid": 3,
@@ -70,27 +63,6 @@ MATCH = 0.6
 statement changed (below it, the statement is removed and the sentence is new)."""
 
 KINDS = ("keyword changed", "wording changed", "constraint changed", "removed", "new")
-
-
-def keywords(text: str) -> tuple[str, ...]:
-    """The binding words of a sentence as a change shows them, in order: RFC 2119 keywords
-    (upper case, and the older RFCs' lower-case must/should), 'error', 'not-error', 'valid',
-    'warning'. How strong they are where they stand is :mod:`~conformance._catalog.wording`'s
-    to say."""
-    found = []
-    for match in _KEYWORD.finditer(text):
-        upper, lower, not_error, error, valid, warn = match.groups()
-        if upper or lower:
-            found.append(" ".join((upper or lower).upper().split()))
-        elif not_error:
-            found.append("not-error")
-        elif error:
-            found.append("error")
-        elif valid:
-            found.append("valid")
-        elif warn:
-            found.append("warning")
-    return tuple(found)
 
 
 def strongest(words: Sequence[str]) -> str:
@@ -402,7 +374,6 @@ __all__ = [
     "Change",
     "Revision",
     "check_revision",
-    "keywords",
     "normative",
     "source_name",
     "strongest",

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from conformance._basics.quotes import SOURCE_FILES
-from conformance._catalog.revision import check_revision, keywords
+from conformance._catalog.revision import check_revision
 from conformance._catalog.statements import builtin
 from conformance._catalog.text import plain, read_text, sentences
+from conformance._catalog.wording import keywords
 
 SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec"
 RFCS = ("RFC 0005", "RFC 0009", "RFC 0010", "RFC 0011", "RFC 0014", "RFC 0016", "RFC 0017")
