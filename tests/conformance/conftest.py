@@ -90,6 +90,16 @@ def make_case_text(
     return head + PACK.format(pack_id=pack_id) + textwrap.dedent(body)
 
 
+def count_values(data: object) -> int:
+    """Values as ``reference.Limits.max_nodes`` counts them: mappings, sequences and scalars;
+    keys are no values."""
+    if isinstance(data, dict):
+        return 1 + sum(count_values(v) for v in data.values())
+    if isinstance(data, list):
+        return 1 + sum(count_values(v) for v in data)
+    return 1
+
+
 @pytest.fixture
 def case_text() -> Callable[..., str]:
     """:func:`make_case_text`: the text of a well-formed case file, with overrides."""
