@@ -23,6 +23,7 @@ from pathlib import Path
 
 from conformance._basics.quotes import SOURCE_FILES, normalize
 from conformance._basics.resources import catalog_root
+from conformance._catalog.revision import occurrences
 from conformance._catalog.statements import BINDING, Registry, Source, Statement
 from conformance._catalog.wording import (
     RULING,
@@ -169,11 +170,22 @@ def quote_problems(sources: Iterable[Source], texts: Path) -> list[str]:
             )
             continue
         text = _text(path)
+        found = [s for s in source.statements if normalize(s.quote) in text]
         for statement in source.statements:
-            if normalize(statement.quote) not in text:
+            if statement not in found:
                 problems.append(
                     f"{_where(source, statement)}: its quote is not in {path}: "
                     f"{statement.quote!r}; quote the text verbatim"
+                )
+        if path.suffix == ".json":
+            continue  # a published schema is read pointer by pointer, not by its quotes
+        counts = occurrences(found, path.read_text(encoding="utf-8"))
+        for statement in found:
+            if counts[statement.id] > 1:
+                problems.append(
+                    f"{_where(source, statement)}: its quote stands {counts[statement.id]} "
+                    f"times in its section of {path}, so a change at one place would not be "
+                    "found; quote more of it, up to words that tell the places apart"
                 )
     return problems
 

@@ -254,6 +254,27 @@ def test_a_quote_not_in_its_text_is_refused(tmp_path: Path) -> None:
     assert quote_problems([source], tmp_path / "nowhere")[0].count("cannot be compared") == 1
 
 
+def test_a_quote_standing_twice_in_its_section_is_refused(tmp_path: Path) -> None:
+    """A change at one of its places would leave the quote in the other: not located."""
+    (tmp_path / "rfc-0005-workflow.txt").write_text(
+        "Validation Rules\n\nFirst, a state MUST name a prompt. "
+        "Later, a state MUST name a prompt.\n\nExamples\n\nAn entry MUST name a state.\n"
+    )
+    file = tmp_path / "draft.yaml"
+    file.write_text(
+        draft(
+            "{id: RFC0005.a, section: Validation Rules, keyword: MUST, "
+            "quote: a state MUST name a prompt}",
+            "{id: RFC0005.b, section: Validation Rules, keyword: MUST, "
+            "quote: 'Later, a state MUST name a prompt'}",
+        )
+        + "text: rfc-0005-workflow.txt\n"
+    )
+    found = quote_problems([load_source(file)], tmp_path)
+    assert len(found) == 1, found
+    assert "statement RFC0005.a: its quote stands 2 times in its section" in found[0]
+
+
 SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec"
 
 
