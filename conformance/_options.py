@@ -9,11 +9,13 @@ the same values and refuse the same ones with the same words.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import reference
 from conformance._basics.areas import AREAS
 from conformance._basics.spec_versions import NEWEST
 from conformance._judging.runner import DEFAULT_TIMEOUT
@@ -27,6 +29,8 @@ MAX_REPEAT = 1000
 """The most runs of each part ``--repeat`` takes."""
 MAX_EXAMPLES = 10_000_000
 """The most examples a fuzz run takes."""
+MAX_VALUES = 10_000_000
+"""The highest --max-values: a pack's bytes are bounded too (10 MiB), which no more values fill."""
 
 
 def whole_number(maximum: int) -> Callable[[str], int]:
@@ -278,16 +282,39 @@ def add_run_option(parser: Any, dest: str, *, prefix: str = "") -> None:
     adder(flag, **keywords)
 
 
+def add_max_values_option(parser: argparse.ArgumentParser, what: str = "a pack") -> None:
+    """``--max-values N`` on a command that reads a user's pack (``validate``, ``trace``,
+    ``graph``, ``run-composition``): the most values a file may hold; :func:`read_limits` gives
+    the limits to read it with."""
+    parser.add_argument(
+        "--max-values",
+        type=whole_number(MAX_VALUES),
+        default=reference.DEFAULT_LIMITS.max_nodes,
+        metavar="N",
+        help=f"refuse {what} holding more than N values (mappings, sequences and scalars, "
+        "counted alike in JSON and YAML: keys are no values; YAML aliases expanded) "
+        f"(default {reference.DEFAULT_LIMITS.max_nodes:,})",
+    )
+
+
+def read_limits(args: argparse.Namespace) -> reference.Limits:
+    """The limits to read a user's pack with, ``--max-values`` applied."""
+    return dataclasses.replace(reference.DEFAULT_LIMITS, max_nodes=args.max_values)
+
+
 __all__ = [
     "BY_DEST",
     "MAX_EXAMPLES",
     "MAX_REPEAT",
     "MAX_SECONDS",
+    "MAX_VALUES",
     "RUN_OPTIONS",
     "RunOption",
+    "add_max_values_option",
     "add_run_option",
     "level_number",
     "percent",
     "positive_seconds",
+    "read_limits",
     "whole_number",
 ]

@@ -15,14 +15,13 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-import jsonschema_rs
-
 import reference
 from conformance._basics.contract import Requirement
 from conformance._basics.errors import CaseError
 from conformance._basics.files import NotAFile, read_regular, resolved
-from conformance._basics.resources import catalog_root, schema_path
+from conformance._basics.resources import catalog_root
 from conformance._basics.spec_versions import NEWEST, applies
+from conformance._catalog.documents import check_schema, read_yaml
 from conformance._catalog.statements import Registry, load_registry
 from conformance._catalog.steps import Step, parse_step
 from conformance._runtime.adapter import PackFormat, PackInput
@@ -209,12 +208,6 @@ class Case:
 # -- loading ----------------------------------------------------------------------------------
 
 
-@cache
-def _case_schema_validator() -> Any:
-    with open(schema_path("case.schema.json"), encoding="utf-8") as stream:
-        return jsonschema_rs.validator_for(json.load(stream))
-
-
 def load_case(path: str | Path, root: Path | None = None) -> Case:
     """Load one case file.
 
@@ -235,10 +228,7 @@ def load_case(path: str | Path, root: Path | None = None) -> Case:
         raise CaseError(
             f"cannot read the file: {error}", Location(str(path)), "fix or remove the link"
         ) from None
-    try:
-        document = reference.read_document(path, format="yaml")
-    except reference.PackLoadError as error:
-        raise CaseError(error.message, error.location, error.hint) from None
+    document = read_yaml(path)
     data = document.data
     if not isinstance(data, dict):
         raise CaseError(
@@ -246,7 +236,7 @@ def load_case(path: str | Path, root: Path | None = None) -> Case:
             Location(str(path), pointer=""),
             "see schema/case.schema.json",
         )
-    _check_schema(data, document)
+    check_schema(document, "case.schema.json", "the case format")
     _check_scenario_names(data, document)
     area = data["area"]
     if not data["id"].startswith(area + "."):
@@ -291,22 +281,6 @@ def _resolved(root: Path) -> Path:
 
 def _field_error(document: Document, pointer: str, message: str, hint: str = "") -> CaseError:
     return CaseError(message, document.locate(pointer), hint)
-
-
-def _check_schema(data: dict[str, Any], document: Document) -> None:
-    errors = list(_case_schema_validator().iter_errors(data))
-    if not errors:
-        return
-    # The deepest error is the most specific; among those, report the first in the file.
-    error = min(errors, key=lambda e: (-len(e.instance_path), list(map(str, e.instance_path))))
-    pointer = reference.json_pointer(*error.instance_path)
-    more = f" ({len(errors) - 1} more problems)" if len(errors) > 1 else ""
-    raise _field_error(
-        document,
-        pointer,
-        f"field {pointer or '/'}: {error.message}{more}",
-        "see schema/case.schema.json for the case format",
-    )
 
 
 def _pack_input(

@@ -13,18 +13,13 @@ A context is written ``dimension:value`` (``start:agent``, ``budget:max_wall_tim
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
-from typing import Any
 
-import jsonschema_rs
-
-import reference
 from conformance._basics.errors import CaseError
-from conformance._basics.resources import catalog_root, schema_path
+from conformance._basics.resources import catalog_root
+from conformance._catalog.documents import read_checked
 from conformance._catalog.statements import FOLDER
 from reference import Document
 
@@ -122,12 +117,6 @@ class ContextTable:
         return self.entries.get(statement)
 
 
-@cache
-def _table_validator() -> Any:
-    with open(schema_path("contexts.schema.json"), encoding="utf-8") as stream:
-        return jsonschema_rs.validator_for(json.load(stream))
-
-
 def context_files(catalog: Path) -> list[Path]:
     """The context tables of a catalog folder (``statements/contexts/*.yaml``), sorted."""
     folder = catalog / FOLDER / SUBFOLDER
@@ -147,7 +136,7 @@ def load_context_table(*catalogs: str | Path) -> ContextTable:
     for folder in dict.fromkeys(f.resolve() for f in folders):
         for path in context_files(folder):
             files.append(str(path))
-            document = _document(path)
+            document = read_checked(path, "contexts.schema.json", "the format of a context table")
             for entry, pointer in _read(document):
                 if entry.statement in entries:
                     raise CaseError(
@@ -161,25 +150,9 @@ def load_context_table(*catalogs: str | Path) -> ContextTable:
     return ContextTable(entries, tuple(files))
 
 
-def _document(path: Path) -> Document:
-    try:
-        return reference.read_document(path, format="yaml")
-    except reference.PackLoadError as error:
-        raise CaseError(error.message, error.location, error.hint) from None
-
-
 def _read(document: Document) -> Iterable[tuple[StatementContexts, str]]:
     """Each statement's entry, and the JSON pointer of its line in the table."""
     data = document.data
-    errors = list(_table_validator().iter_errors(data))
-    if errors:
-        first = min(errors, key=lambda e: (-len(e.instance_path), list(map(str, e.instance_path))))
-        pointer = reference.json_pointer(*first.instance_path)
-        raise CaseError(
-            f"field {pointer or '/'}: {first.message}",
-            document.locate(pointer),
-            "see schema/contexts.schema.json for the format of a context table",
-        )
     defaults: Mapping[str, str] = data.get("not_applicable", {})
     for index, family in enumerate(data["families"]):
         pointer = f"/families/{index}"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import reference
 from conformance._basics.errors import CaseError
+from conformance._catalog.documents import read_yaml
 
 __all__ = ["ExpectedFailure", "load_expected_failures", "write_expected_failures"]
 
@@ -40,10 +41,7 @@ def load_expected_failures(
         CaseError: the file is malformed, a reason is empty, or an id is not in the catalog
             (a stale entry would hide nothing and mislead).
     """
-    try:
-        document = reference.read_document(path, format="yaml")
-    except reference.PackLoadError as error:
-        raise CaseError(error.message, error.location, error.hint) from None
+    document = read_yaml(path)
     data = document.data if document.data is not None else {}
     if not isinstance(data, dict):
         raise CaseError(

@@ -17,13 +17,13 @@ A keyword is only as strong as the words it stands on (R17, :mod:`conformance._c
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
 from conformance._basics.quotes import SOURCE_FILES, normalize
 from conformance._basics.resources import catalog_root
+from conformance._catalog.revision import occurrences
 from conformance._catalog.statements import BINDING, Registry, Source, Statement
 from conformance._catalog.wording import (
     RULING,
@@ -31,6 +31,7 @@ from conformance._catalog.wording import (
     normalized,
     normative_core,
     upper_case_binding,
+    upper_case_weaker,
     wording_of,
 )
 
@@ -41,8 +42,6 @@ WORDED = frozenset(
 )
 """Binding keywords that bind by their wording (``schema`` and ``definition`` bind by what the
 sentence is: a schema constraint, a field's definition)."""
-
-_UPPER_WEAKER = re.compile(r"\b(SHOULD(?: NOT)?|RECOMMENDED|MAY|OPTIONAL)\b")
 
 
 def default_texts() -> Path | None:
@@ -114,7 +113,7 @@ def _wording_problems(source: Source, statement: Statement) -> list[str]:
                 "definition or schema constraint stands in the RFC's normative core; give it "
                 "its kind (motivation, example, rationale, illustration ...)"
             ]
-        weaker = _UPPER_WEAKER.findall(quote)
+        weaker = upper_case_weaker(quote)
         if weaker and not upper_case_binding(quote):
             return [
                 f"{where} is {keyword!r} but quotes an upper-case {weaker[0]} and no MUST: "
@@ -171,11 +170,22 @@ def quote_problems(sources: Iterable[Source], texts: Path) -> list[str]:
             )
             continue
         text = _text(path)
+        found = [s for s in source.statements if normalize(s.quote) in text]
         for statement in source.statements:
-            if normalize(statement.quote) not in text:
+            if statement not in found:
                 problems.append(
                     f"{_where(source, statement)}: its quote is not in {path}: "
                     f"{statement.quote!r}; quote the text verbatim"
+                )
+        if path.suffix == ".json":
+            continue  # a published schema is read pointer by pointer, not by its quotes
+        counts = occurrences(found, path.read_text(encoding="utf-8"))
+        for statement in found:
+            if counts[statement.id] > 1:
+                problems.append(
+                    f"{_where(source, statement)}: its quote stands {counts[statement.id]} "
+                    f"times in its section of {path}, so a change at one place would not be "
+                    "found; quote more of it, up to words that tell the places apart"
                 )
     return problems
 

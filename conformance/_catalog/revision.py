@@ -24,14 +24,15 @@ from conformance._catalog.statements import INFORMATIVE, Registry, Statement
 from conformance._catalog.text import (
     Document,
     Sentence,
+    code_line,
     plain,
     read_text,
     section_titles,
     title_forms,
 )
-from conformance._catalog.wording import Strength, wording_of
+from conformance._catalog.wording import Strength, keywords, wording_of
 
-_PERMISSION_OR_WARNING = re.compile(r"\b(?:MAY|OPTIONAL)\b|\b(?i:warn)\b")
+_PERMISSION_OR_WARNING = frozenset(("MAY", "OPTIONAL", "warning"))
 _RANK: dict[Strength, int] = {"binding": 3, "advisory": 2, "permissive": 1, "none": 0}
 _REQUIREMENT_OF: dict[Strength, Requirement] = {
     "binding": "MUST",
@@ -46,18 +47,11 @@ def normative(sentence: str, section: str) -> bool:
     words as :func:`~conformance._catalog.wording.wording_of` reads them (R17: lower-case
     "must" binds only in the normative core), an upper-case MAY or OPTIONAL, or "warn"."""
     strength = wording_of(sentence, section).strength
-    return strength in ("binding", "advisory") or bool(_PERMISSION_OR_WARNING.search(sentence))
+    return strength in ("binding", "advisory") or not _PERMISSION_OR_WARNING.isdisjoint(
+        keywords(sentence)
+    )
 
 
-_KEYWORD = re.compile(
-    r"\b(MUST NOT|MUST|SHALL NOT|SHALL|REQUIRED|SHOULD NOT|SHOULD|NOT RECOMMENDED|RECOMMENDED"
-    r"|MAY|OPTIONAL)\b"
-    r"|\b((?i:must not|must|shall not|shall|should not|should))\b"
-    r"|\b((?i:is not an? (?:validation |schema )?error))\b"
-    r"|\b((?i:is an? (?:validation |schema )?error|is invalid|schema violation))\b"
-    r"|\b((?i:is (?:always |still )?valid|remains? valid))\b"
-    r"|\b((?i:warn))\b"
-)
 _STRENGTH = {
     "MUST": 3, "MUST NOT": 3, "SHALL": 3, "SHALL NOT": 3, "REQUIRED": 3,
     "error": 3, "not-error": 3, "valid": 3,
@@ -65,32 +59,13 @@ _STRENGTH = {
     "MAY": 1, "OPTIONAL": 1,
 }  # fmt: skip
 _WORD = re.compile(r"[A-Za-z0-9_]+")
+_JSON_KEY = re.compile(r'\s*[{\[]?\s*"[^"\n]{1,80}"\s*:')
+"""A quote opening with a JSON key: a piece of a schema block, whatever follows."""
 MATCH = 0.6
 """How much of a statement's words a sentence of its section must keep to be read as the
 statement changed (below it, the statement is removed and the sentence is new)."""
 
 KINDS = ("keyword changed", "wording changed", "constraint changed", "removed", "new")
-
-
-def keywords(text: str) -> tuple[str, ...]:
-    """The binding words of a sentence as a change shows them, in order: RFC 2119 keywords
-    (upper case, and the older RFCs' lower-case must/should), 'error', 'not-error', 'valid',
-    'warning'. How strong they are where they stand is :mod:`~conformance._catalog.wording`'s
-    to say."""
-    found = []
-    for match in _KEYWORD.finditer(text):
-        upper, lower, not_error, error, valid, warn = match.groups()
-        if upper or lower:
-            found.append(" ".join((upper or lower).upper().split()))
-        elif not_error:
-            found.append("not-error")
-        elif error:
-            found.append("error")
-        elif valid:
-            found.append("valid")
-        elif warn:
-            found.append("warning")
-    return tuple(found)
 
 
 def strongest(words: Sequence[str]) -> str:
@@ -203,26 +178,44 @@ def check_revision(
     statements = [s for s in registry.statements if s.source == source]
     document = read_text(text, section_titles(s.section for s in statements))
     flats = {s.id: plain(s.quote) for s in statements}
-    spans: dict[int, tuple[str, range]] = {}
-    stale: list[Statement] = []
-    paths = frozenset(plain(s.section).casefold() for s in statements)
-    for statement in statements:
-        where = _locate(document, statement.section)
-        if where not in spans:
-            spans[where] = _span(document, where, paths)
-        if flats[statement.id] not in spans[where][0]:
-            stale.append(statement)
+    spans = _spans(document, statements)
+    stale = [s for s in statements if flats[s.id] not in spans[s.id][0]]
+    stale_ids = {s.id for s in stale}
 
     changes: list[Change] = []
     taken: set[int] = set()
+    # Statements quoting the same words in the same section (one schema block for two
+    # definitions) are revised by the same sentence.
+    shared: dict[tuple[str, str], Sentence | None] = {}
+    held = [flats[s.id] for s in statements if s.id not in stale_ids]
     for statement in stale:
-        lines = spans[_locate(document, statement.section)][1]
-        found = _closest(statement, [s for s in document.sentences if s.line in lines], taken)
+        lines = spans[statement.id][1]
+        key = (statement.section, flats[statement.id])
+        in_code = code_line(statement.quote) or bool(_JSON_KEY.match(statement.quote))
+        if key in shared:
+            found = shared[key]
+        else:
+            found = _closest(statement, [s for s in document.sentences if s.line in lines], taken)
+            if found is None and in_code:
+                # A quote of a schema block or an example: its revision is a code line (or
+                # the few lines its words spread over) that no statement still holding quotes,
+                # where one changed value is all a change may keep.
+                code = [c for c in document.code if c.line in lines]
+                used = _quoted_lines(code, held)
+                windows = [w for w in _code_windows(code, statement) if w.line not in used]
+                found = _closest(statement, windows, taken, code=True)
+            shared[key] = found
+        in_code = in_code and found is not None and found not in document.sentences
         cases = tuple(dict.fromkeys(cited.get(statement.id, ())))
         if found is None:
             changes.append(Change("removed", statement.section, statement, cases=cases))
             continue
         taken.add(id(found))
+        if in_code and statement.keyword == "schema":
+            changes.append(
+                Change("constraint changed", statement.section, statement, found, cases=cases)
+            )
+            continue
         was, now = keywords(statement.quote), keywords(found.text)
         if not was and now and statement.keyword in _STRENGTH:
             was = (statement.keyword,)  # a binding word the quote's wording implies (R8)
@@ -267,6 +260,28 @@ def check_revision(
         _outdated(document.header, revision),
         revision,
     )
+
+
+def _spans(document: Document, statements: Sequence[Statement]) -> dict[str, tuple[str, range]]:
+    """Statement id -> the plain text of the section it stands in, and that section's lines."""
+    paths = frozenset(plain(s.section).casefold() for s in statements)
+    by_heading: dict[int, tuple[str, range]] = {}
+    spans = {}
+    for statement in statements:
+        where = _locate(document, statement.section)
+        if where not in by_heading:
+            by_heading[where] = _span(document, where, paths)
+        spans[statement.id] = by_heading[where]
+    return spans
+
+
+def occurrences(statements: Sequence[Statement], text: str) -> dict[str, int]:
+    """Statement id -> how many times its quote stands in its section of ``text``: a quote
+    standing more than once is not located (a change at one place leaves it in the others, and
+    the revision check sees nothing)."""
+    document = read_text(text, section_titles(s.section for s in statements))
+    spans = _spans(document, statements)
+    return {s.id: spans[s.id][0].count(plain(s.quote)) for s in statements}
 
 
 def _rank(text: str, statement: Statement) -> int:
@@ -342,19 +357,61 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(_WORD.findall(text.replace("_", " ").casefold()))
 
 
+def _code_windows(code: Sequence[Sentence], statement: Statement) -> list[Sentence]:
+    """From each line of the section's code on, the fewest following lines holding as many
+    words as the statement's quote (``"provider": { "type": "string"`` spans two lines of its
+    block), each as one candidate."""
+    size = len(_words(statement.quote))
+    windows = []
+    for start, first in enumerate(code):
+        if not _words(first.text):
+            continue  # a line of punctuation (a block's brace) opens no revision
+        end = start + 1
+        while (
+            end < len(code)
+            and code[end].line == code[end - 1].line + 1
+            and len(_words(" ".join(c.text for c in code[start:end]))) < size
+        ):
+            end += 1
+        text = " ".join(c.text for c in code[start:end])
+        windows.append(Sentence(text, first.section, first.line))
+    return windows
+
+
+def _quoted_lines(code: Sequence[Sentence], quotes: Sequence[str]) -> set[int]:
+    """The code lines on which one of ``quotes`` (of statements the text still holds) starts:
+    lines those statements account for, so not a changed statement's revision."""
+    joined = ""
+    starts: list[tuple[int, int]] = []  # (offset in joined, line)
+    for line in code:
+        starts.append((len(joined), line.line))
+        joined += plain(line.text)  # plain text holds no whitespace: lines join as they are
+    used = set()
+    for quote in quotes:
+        at = joined.find(quote)
+        while at >= 0 and quote:
+            used.add(next(line for offset, line in reversed(starts) if offset <= at))
+            at = joined.find(quote, at + 1)
+    return used
+
+
 def _closest(
-    statement: Statement, candidates: Sequence[Sentence], taken: set[int]
+    statement: Statement, candidates: Sequence[Sentence], taken: set[int], *, code: bool = False
 ) -> Sentence | None:
     """The sentence of the statement's section that keeps most of its words (at least
-    :data:`MATCH` of them), or ``None``: the statement is removed."""
+    :data:`MATCH` of them; for ``code``, all but one when that is less), or ``None``: the
+    statement is removed."""
     wanted = _words(statement.quote)
-    if not wanted:
+    if not wanted or (code and len(wanted) < 2):
         return None
     counted = Counter(wanted)
-    best: tuple[float, int] = (MATCH, -1)
+    least = min(MATCH, (len(wanted) - 1) / len(wanted)) if code else MATCH
+    best: tuple[float, int] = (least, -1)
     for index, sentence in enumerate(candidates):
         if id(sentence) in taken:
             continue
+        if code and wanted[0] not in _words(sentence.text):
+            continue  # the key a code quote opens with is what a changed value keeps
         # A sentence far longer than the quote is not its revision, and comparing it would
         # cost its length times the quote's: only the shared words' count is looked at first.
         words = _words(sentence.text)[: 4 * len(wanted) + 64]
@@ -402,8 +459,8 @@ __all__ = [
     "Change",
     "Revision",
     "check_revision",
-    "keywords",
     "normative",
+    "occurrences",
     "source_name",
     "strongest",
 ]

@@ -9,20 +9,17 @@ stronger than the strongest statement it rests on. The kit ships the quotes, not
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema_rs
-
-import reference
 from conformance._basics.contract import REQUIREMENTS, Requirement
 from conformance._basics.errors import CaseError
 from conformance._basics.files import NotAFile, resolved
-from conformance._basics.resources import catalog_root, schema_path
+from conformance._basics.resources import catalog_root
+from conformance._catalog.documents import read_checked
 from reference import Location
 
 FOLDER = "statements"
@@ -190,12 +187,6 @@ class Registry:
 # -- loading ----------------------------------------------------------------------------------
 
 
-@cache
-def _validator() -> Any:
-    with open(schema_path("statements.schema.json"), encoding="utf-8") as stream:
-        return jsonschema_rs.validator_for(json.load(stream))
-
-
 def load_source(path: str | Path) -> Source:
     """Read one statement file.
 
@@ -203,20 +194,8 @@ def load_source(path: str | Path) -> Source:
         CaseError: the file is not a well-formed statement file (said where, and how to fix).
     """
     path = Path(path)
-    try:
-        document = reference.read_document(path, format="yaml")
-    except reference.PackLoadError as error:
-        raise CaseError(error.message, error.location, error.hint) from None
+    document = read_checked(path, "statements.schema.json", "the statement format")
     data = document.data
-    errors = list(_validator().iter_errors(data))
-    if errors:
-        first = min(errors, key=lambda e: (-len(e.instance_path), list(map(str, e.instance_path))))
-        pointer = reference.json_pointer(*first.instance_path)
-        raise CaseError(
-            f"field {pointer or '/'}: {first.message}",
-            document.locate(pointer),
-            "see schema/statements.schema.json for the statement format",
-        )
     name = data["source"]
     seen: set[str] = set()
     statements = []

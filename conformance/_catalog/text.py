@@ -75,12 +75,14 @@ class Sentence:
 @dataclass(frozen=True)
 class Document:
     """A text read once: header fields, headings, and each line's wording (code blocks kept:
-    the registry quotes schema blocks)."""
+    the registry quotes schema blocks); ``code``, each line of a code block (or of an example a
+    plain text kept without its fence), stripped, under its heading."""
 
     header: dict[str, str]
     headings: tuple[Heading, ...]
     lines: tuple[str, ...]
     sentences: tuple[Sentence, ...]
+    code: tuple[Sentence, ...] = ()
 
     def span(self, heading: int, nested: Callable[[str, str], bool] | None = None) -> str:
         """The text of ``headings[heading]`` and under it, up to the next heading of its level
@@ -160,6 +162,7 @@ def read_text(text: str, titles: Collection[str] = frozenset()) -> Document:
     found: list[Sentence] = []
     section = ""
     paragraph: list[tuple[int, str]] = []
+    code: list[Sentence] = []
     fenced = False
 
     def flush() -> None:
@@ -178,6 +181,8 @@ def read_text(text: str, titles: Collection[str] = frozenset()) -> Document:
             fenced = not fenced
             continue
         if fenced:
+            if line.strip():
+                code.append(Sentence(line.strip(), section, number))
             continue
         markdown = heading_of(line) if markdown_headings else None
         if (
@@ -201,9 +206,12 @@ def read_text(text: str, titles: Collection[str] = frozenset()) -> Document:
             or _TABLE_RULE.match(line)
             or (number < len(lines) and "|" in line and _TABLE_RULE.match(lines[number]))
             or _LINK_DEFINITION.match(line)
-            or _code_line(line)
         ):
             flush()
+            continue
+        if code_line(line):
+            flush()
+            code.append(Sentence(line.strip(), section, number))
             continue
         item = _LIST_ITEM.match(line)
         if item is not None:
@@ -212,7 +220,7 @@ def read_text(text: str, titles: Collection[str] = frozenset()) -> Document:
             continue
         paragraph.append((number, line))
     flush()
-    return Document(header, tuple(headings), tuple(lines), tuple(found))
+    return Document(header, tuple(headings), tuple(lines), tuple(found), tuple(code))
 
 
 def sentences(text: str) -> list[Sentence]:
@@ -220,8 +228,10 @@ def sentences(text: str) -> list[Sentence]:
     return list(read_text(text).sentences)
 
 
-def _code_line(line: str) -> bool:
-    """A line of an example shown without its fence (the plain-text copies lost them)."""
+def code_line(line: str) -> bool:
+    """Whether ``line`` reads as code: a YAML key with a one-token value, or JSON punctuation
+    around strings and literals (an example line the plain-text copies kept without its
+    fence, or a quote of a schema block)."""
     if _YAML_LINE.fullmatch(line):
         return True
     rest = _JSON_STRING.sub("", line)
@@ -243,6 +253,7 @@ __all__ = [
     "Document",
     "Heading",
     "Sentence",
+    "code_line",
     "heading_of",
     "plain",
     "read_text",

@@ -33,9 +33,11 @@ __all__ = [
     "Strength",
     "Wording",
     "informative_section",
+    "keywords",
     "normalized",
     "normative_core",
     "upper_case_binding",
+    "upper_case_weaker",
     "wording_of",
 ]
 
@@ -45,14 +47,31 @@ Strength = Literal["binding", "advisory", "permissive", "none"]
 RULING = "R17"
 """The ruling a statement names when the kit reads its lower-case wording as binding."""
 
-_UPPER_BINDING = re.compile(r"\b(MUST(?: NOT)?|REQUIRED|SHALL(?: NOT)?)\b")
-_PHRASE_BINDING = re.compile(
-    r"\b(?i:is not an? (?:validation |schema )?error|is an? (?:validation |schema )?error"
-    r"|is invalid|schema violation|(?:is|are)(?: still| always)? valid|remains? valid)\b"
-)
+# The words and phrases themselves, each written once: what binds (wording_of) and what a
+# revision shows as a statement's keywords (keywords) are read with the same ones.
+_UPPER_BINDING_WORDS = r"MUST(?: NOT)?|REQUIRED|SHALL(?: NOT)?"
+_UPPER_ADVISORY_WORDS = r"SHOULD(?: NOT)?|(?:NOT )?RECOMMENDED"
+_UPPER_PERMISSIVE_WORDS = r"MAY|OPTIONAL"
+_LOWER_RFC_WORDS = r"must(?: not)?|shall(?: not)?|should(?: not)?"
+_NOT_ERROR = r"is not an? (?:validation |schema )?error"
+_ERROR = r"is an? (?:validation |schema )?error|is invalid|schema violation"
+_VALID = r"(?:is|are)(?: still| always)? valid|remains? valid"
+_WARN = r"warn"
+
+_UPPER_BINDING = re.compile(rf"\b({_UPPER_BINDING_WORDS})\b")
+_UPPER_WEAKER = re.compile(rf"\b({_UPPER_ADVISORY_WORDS}|{_UPPER_PERMISSIVE_WORDS})\b")
+_PHRASE_BINDING = re.compile(rf"\b(?i:{_NOT_ERROR}|{_ERROR}|{_VALID})\b")
 _LOWER_BINDING = re.compile(r"\b(?i:must(?: not)?|required|requires)\b")
-_ADVISORY = re.compile(r"\b(SHOULD(?: NOT)?|RECOMMENDED)\b|\b(?i:should(?: not)?|recommended)\b")
-_PERMISSIVE = re.compile(r"\b(MAY|OPTIONAL)\b|\b(?i:may|optional|optionally|can)\b")
+_ADVISORY = re.compile(rf"\b({_UPPER_ADVISORY_WORDS})\b|\b(?i:should(?: not)?|recommended)\b")
+_PERMISSIVE = re.compile(rf"\b({_UPPER_PERMISSIVE_WORDS})\b|\b(?i:may|optional|optionally|can)\b")
+_KEYWORD = re.compile(
+    rf"\b({_UPPER_BINDING_WORDS}|{_UPPER_ADVISORY_WORDS}|{_UPPER_PERMISSIVE_WORDS})\b"
+    rf"|\b((?i:{_LOWER_RFC_WORDS}))\b"
+    rf"|\b((?i:{_NOT_ERROR}))\b"
+    rf"|\b((?i:{_ERROR}))\b"
+    rf"|\b((?i:{_VALID}))\b"
+    rf"|\b((?i:{_WARN}))\b"
+)
 
 _INFORMATIVE_SECTIONS = re.compile(
     r"^(?i:summary|motivation|goals|non-goals|alternatives|drawbacks|examples?|adoption"
@@ -102,6 +121,32 @@ def upper_case_binding(quote: str) -> tuple[str, ...]:
     """The upper-case requirement words of ``quote`` (MUST, MUST NOT, REQUIRED, SHALL, SHALL
     NOT), in order: a SHOULD or MAY statement never quotes one."""
     return tuple(m.group(0) for m in _UPPER_BINDING.finditer(quote))
+
+
+def upper_case_weaker(quote: str) -> tuple[str, ...]:
+    """The upper-case words of ``quote`` weaker than MUST (SHOULD, SHOULD NOT, RECOMMENDED, NOT
+    RECOMMENDED, MAY, OPTIONAL), in order."""
+    return tuple(m.group(0) for m in _UPPER_WEAKER.finditer(quote))
+
+
+def keywords(text: str) -> tuple[str, ...]:
+    """The binding words of a sentence as a revision shows them, in order: RFC 2119 keywords
+    (upper case, and the older RFCs' lower-case must/shall/should), 'error', 'not-error',
+    'valid', 'warning'. How strong they are where they stand is :func:`wording_of`'s to say."""
+    found = []
+    for match in _KEYWORD.finditer(text):
+        upper, lower, not_error, error, valid, warn = match.groups()
+        if upper or lower:
+            found.append(" ".join((upper or lower).upper().split()))
+        elif not_error:
+            found.append("not-error")
+        elif error:
+            found.append("error")
+        elif valid:
+            found.append("valid")
+        elif warn:
+            found.append("warning")
+    return tuple(found)
 
 
 def wording_of(quote: str, section: str, *, schema: bool = False) -> Wording:

@@ -15,6 +15,7 @@ from conformance._cli.common import (
     print_json,
     report_error,
 )
+from conformance._options import add_max_values_option, read_limits
 
 if TYPE_CHECKING:
     from conformance._drawing import DrawingError
@@ -51,6 +52,7 @@ def add_graph_parser(commands: Any) -> None:
         "--composition", metavar="C", help="draw the step graph of composition C instead"
     )
     graph.add_argument("-o", "--output", metavar="OUT", help="write to OUT (default: stdout)")
+    add_max_values_option(graph)
     graph.set_defaults(handler=_graph)
 
 
@@ -59,7 +61,7 @@ def _graph(args: argparse.Namespace, out: TextIO) -> int:
         report_error("--state picks a workflow state; draw a composition without it")
         return EXIT_UNUSABLE
     try:
-        document = _read_pack(args.pack)
+        document = _read_pack(args.pack, read_limits(args))
     except reference.PackLoadError as error:
         report_error(f"cannot load {error}")
         return EXIT_UNUSABLE
@@ -98,13 +100,13 @@ def _graph(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _read_pack(path: str) -> reference.Document:
+def _read_pack(path: str, limits: reference.Limits) -> reference.Document:
     """Read a pack; a root that is not a mapping is an error that says on which line it starts.
 
     Raises:
         PackLoadError: the file cannot be read or parsed, or its root is not a mapping.
     """
-    document = reference.read_document(path)
+    document = reference.read_document(path, limits=limits)
     if not isinstance(document.data, dict):
         where = document.locate("")
         raise reference.PackLoadError(

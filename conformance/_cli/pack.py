@@ -7,7 +7,6 @@ import json
 import math
 import re
 import sys
-from dataclasses import replace
 from pathlib import PurePath
 from typing import Any, TextIO
 
@@ -22,14 +21,11 @@ from conformance._cli.common import (
     print_json,
     report_error,
 )
-from conformance._options import whole_number
+from conformance._options import add_max_values_option, read_limits
 from conformance._views.validate import DEFAULT_PATTERNS, STDIN, find_inputs, validate_input
 from conformance._views.validate_views import VIEWS, render_text
 
 __all__ = ["TRACEABLE", "Action", "add_composition_parser", "add_pack_parsers"]
-
-MAX_VALUES = 10_000_000
-"""The highest --max-values: a pack's bytes are bounded too (10 MiB), which no more values fill."""
 
 
 def _glob(text: str) -> str:
@@ -84,15 +80,7 @@ def add_pack_parsers(commands: Any) -> None:
         help="the name shown for - (standard input); a .json or .yaml name says its format, "
         "which is otherwise guessed",
     )
-    validate.add_argument(
-        "--max-values",
-        type=whole_number(MAX_VALUES),
-        default=reference.DEFAULT_LIMITS.max_nodes,
-        metavar="N",
-        help="refuse a pack holding more than N values (mappings, sequences and scalars, "
-        "counted alike in JSON and YAML: keys are no values; YAML aliases expanded) "
-        f"(default {reference.DEFAULT_LIMITS.max_nodes:,})",
-    )
+    add_max_values_option(validate)
     validate.set_defaults(handler=_validate)
 
     trace = commands.add_parser(
@@ -146,6 +134,7 @@ def add_pack_parsers(commands: Any) -> None:
         metavar="MEMBER",
         help="start as the agents member MEMBER, at the state it names (RFC 0011)",
     )
+    add_max_values_option(trace)
     add_format_option(trace, schema="trace.schema.json")
     trace.set_defaults(handler=_trace)
 
@@ -155,8 +144,7 @@ def add_pack_parsers(commands: Any) -> None:
 
 def _validate(args: argparse.Namespace, out: TextIO) -> int:
     inputs = find_inputs(args.packs, args.pattern or DEFAULT_PATTERNS, args.stdin_filename)
-    limits = replace(reference.DEFAULT_LIMITS, max_nodes=args.max_values)
-    results = [validate_input(source, limits=limits) for source in inputs]
+    results = [validate_input(source, limits=read_limits(args)) for source in inputs]
     if args.format == "text":
         shown, errors = render_text(results)
         out.write(shown)
@@ -182,7 +170,7 @@ def _trace(args: argparse.Namespace, out: TextIO) -> int:
         else:
             if args.pack is None or args.events is None:
                 raise _UsageError("give a PACK and --events, or --case ID")
-            pack = reference.load_pack(args.pack)
+            pack = reference.load_pack(args.pack, limits=read_limits(args))
             events = [_parse_event(token) for token in args.events.split(",") if token.strip()]
             actions = _parse_actions(args, len(events))
     except reference.PackLoadError as error:
@@ -406,14 +394,16 @@ def add_composition_parser(commands: Any) -> None:
     run.add_argument("name", metavar="NAME")
     run.add_argument("--input", default="null", metavar="JSON", help="the input, as JSON")
     run.add_argument("--mocks", metavar="FILE", help="YAML or JSON mapping of scripted responses")
+    add_max_values_option(run, "a pack or a mocks file")
     add_format_option(run, schema="run-composition.schema.json")
     run.set_defaults(handler=_run_composition)
 
 
 def _run_composition(args: argparse.Namespace, out: TextIO) -> int:
     try:
-        pack = reference.load_pack(args.pack)
-        mocks = reference.read_document(args.mocks).data if args.mocks else {}
+        limits = read_limits(args)
+        pack = reference.load_pack(args.pack, limits=limits)
+        mocks = reference.read_document(args.mocks, limits=limits).data if args.mocks else {}
     except reference.PackLoadError as error:
         report_error(f"cannot load {error}")
         return EXIT_UNUSABLE

@@ -31,11 +31,7 @@ from conformance._cli.common import (
     print_json,
     report_error,
 )
-from conformance._judging.breaker_coverage import (
-    breaker_coverage,
-    render_breakers_markdown,
-    render_breakers_text,
-)
+from conformance._judging.breaker_coverage import breaker_coverage
 from conformance._judging.context_coverage import context_coverage
 from conformance._judging.coverage import (
     STATUSES,
@@ -48,6 +44,11 @@ from conformance._judging.impact import Impact, impact_of, requirements_after
 from conformance._options import percent
 from conformance._report.jsonl import ReportError, read_report
 from conformance._report.outputs import OutputError, write_output
+from conformance._views.breaker_coverage import (
+    render_breakers_html,
+    render_breakers_markdown,
+    render_breakers_text,
+)
 from conformance._views.context_coverage import (
     context_coverage_json,
     render_context_html,
@@ -186,9 +187,10 @@ def _coverage(args: argparse.Namespace, out: TextIO) -> int:
     elif args.format == "md":
         text = render_coverage_markdown(sources)
         text += "\n" + render_context_markdown(contexts) if contexts else ""
-        text += "\n" + render_breakers_markdown(breakers, _md)
+        text += "\n" + render_breakers_markdown(breakers)
     elif args.format == "html":
         after = render_context_html(contexts) if contexts else ""
+        after += render_breakers_html(breakers)
         text = render_coverage_html(sources, after=after)
     else:
         text = render_coverage_text(sources)

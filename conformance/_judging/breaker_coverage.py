@@ -13,11 +13,10 @@ prompts, the template engine) are counted apart.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from conformance._basics.tables import render_table
 from conformance._catalog.breakers import standard_breakers
 from conformance._catalog.cases import Case
 from conformance._catalog.constraints import constraint_name, constraint_value, statement_area
@@ -28,8 +27,6 @@ __all__ = [
     "ConstraintBreakers",
     "SourceBreakers",
     "breaker_coverage",
-    "render_breakers_markdown",
-    "render_breakers_text",
 ]
 
 
@@ -201,53 +198,3 @@ def _caught(cases: Sequence[Case]) -> tuple[dict[str, set[str]], dict[str, list[
                     else:
                         written.setdefault(statement_id, []).append(case.id)
     return exercised, written
-
-
-def render_breakers_text(sources: Sequence[SourceBreakers]) -> str:
-    """Per source and area the constraints fully covered, then each constraint of the
-    catalog's parts with breakers missing."""
-    headers = ["source", "area", "constraints", "fully covered"]
-    rows = []
-    for source in sources:
-        for area, (full, total) in source.areas().items():
-            shown = f"{full}/{total} ({100.0 * full / total:.0f}%)"
-            shown_area = area if area != "-" else "- (not tested: part or version)"
-            rows.append([source.source, shown_area, str(total), shown])
-    lines = ["schema constraints by breaker (R16):", render_table(headers, rows), ""]
-    for source in sources:
-        gaps = [r for r in source.constraints if r.counted and not r.full]
-        if gaps:
-            lines.append(f"{source.source}: constraints with breakers no MUST check catches:")
-            lines += [f"  {r.statement.id}: missing {', '.join(r.missing)}" for r in gaps]
-    differs = [r for s in sources for r in s.constraints if r.apart]
-    if differs:
-        lines.append(
-            "RFC fragments no published schema states alike (their own breakers are MAY, R16; "
-            "not counted):"
-        )
-        lines += [
-            f"  {r.statement.id}: {', '.join(r.missing) or 'none'} not caught" for r in differs
-        ]
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def render_breakers_markdown(
-    sources: Sequence[SourceBreakers], escape: Callable[[str], str]
-) -> str:
-    """The same as :func:`render_breakers_text`, in Markdown (``escape``: text as Markdown
-    shows it)."""
-    lines = [
-        "## Schema constraints by breaker",
-        "",
-        "| source | area | constraints | fully covered |",
-        "|---|---|---|---|",
-    ]
-    for source in sources:
-        for area, (full, total) in source.areas().items():
-            lines.append(f"| {escape(source.source)} | {escape(area)} | {total} | {full}/{total} |")
-    for source in sources:
-        gaps = [r for r in source.constraints if r.counted and not r.full]
-        if gaps:
-            lines += ["", f"### {escape(source.source)}: breakers no MUST check catches"]
-            lines += [f"- `{r.statement.id}`: {escape(', '.join(r.missing))}" for r in gaps]
-    return "\n".join(lines) + "\n"

@@ -8,11 +8,11 @@ not applicable with the reason. Every string from the catalog is escaped in the 
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from typing import Any
 
 from conformance._basics.tables import render_table
+from conformance._basics.text import html_text, markdown, markdown_code, terminal_lines
 from conformance._catalog.contexts import NEVER_REQUIRED
 from conformance._judging.context_coverage import (
     ContextCoverage,
@@ -62,14 +62,7 @@ def render_context_text(rows: Sequence[ContextCoverage]) -> str:
             )
         elif row.status == "missing":
             lines.append(f"  {row.statement.id}: missing {', '.join(row.missing)}")
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def _md(text: str) -> str:
-    out = []
-    for char in " ".join(text.split()):
-        out.append("\\" + char if char in "\\`*_[]<>|#!{}" else char)
-    return "".join(out)
+    return terminal_lines("\n".join(lines).rstrip()) + "\n"
 
 
 def render_context_markdown(rows: Sequence[ContextCoverage]) -> str:
@@ -79,20 +72,20 @@ def render_context_markdown(rows: Sequence[ContextCoverage]) -> str:
         "",
         "| source or area | fully covered |",
         "|---|---|",
-        *(f"| {_md(t.name)} | {_share(t)} |" for t in [*sources, *areas]),
+        *(f"| {markdown(t.name)} | {_share(t)} |" for t in [*sources, *areas]),
     ]
     gaps = [row for row in rows if row.status != "full"]
     if gaps:
         lines += ["", "### Contexts missing"]
         for row in gaps:
             missing = ", ".join(row.missing) if row.entry else "not in the context table"
-            lines.append(f"- `{row.statement.id}`: {_md(missing)}")
+            lines.append(f"- {markdown_code(row.statement.id)}: {markdown(missing)}")
     return "\n".join(lines) + "\n"
 
 
 def render_context_html(rows: Sequence[ContextCoverage]) -> str:
     """A section for the coverage page: the shares, then every statement and its contexts."""
-    e = html.escape
+    e = html_text
     sources, areas = context_totals(rows)
     out = [
         '<h2 id="contexts">Execution statements in their contexts</h2>',

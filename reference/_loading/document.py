@@ -92,5 +92,5 @@ def too_many_values(location: Location, limits: Limits) -> PackLoadError:
         f"the document holds more than {limits.max_nodes:,} values",
         location,
         "no pack needs that many; split it, or raise the limit (Limits.max_nodes; "
-        "ppconf validate --max-values)",
+        "--max-values of the ppconf command that reads it)",
     )

@@ -55,7 +55,7 @@ Each wraps the reference adapter and changes one thing SEMANTICS section 0 leave
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fakes import SessionWrapper, WrapsSessions, workflow_of
@@ -78,6 +78,63 @@ class Variant(ReferenceAdapter):
 
 def _with_document(pack: PackInput, document: dict[str, Any]) -> PackInput:
     return PackInput(json.dumps(document), "json", document, pack.source)
+
+
+class _RunsAnotherPack(Variant):
+    """Starts, restores and runs every pack as :meth:`altered` makes it; validates and loads it
+    as :meth:`altered` makes it too when ``VALIDATES_ALTERED`` (else as written)."""
+
+    VALIDATES_ALTERED = False
+
+    def altered(self, pack: PackInput) -> PackInput:
+        return pack
+
+    def _read(self, pack: PackInput) -> PackInput:
+        return self.altered(pack) if self.VALIDATES_ALTERED else pack
+
+    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
+        return super().validate(self._read(pack))
+
+    def load(self, pack: PackInput) -> None:
+        super().load(self._read(pack))
+
+    def start(self, pack: PackInput) -> Any:
+        return super().start(self.altered(pack))
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        return super().start_at(self.altered(pack), state=state, agent=agent)
+
+    def restore(self, pack: PackInput, snapshot: Any) -> Any:
+        return super().restore(self.altered(pack), snapshot)
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        return super().run_composition(self.altered(pack), name, input, mocks)
+
+
+def _with_modifiers(
+    pack: PackInput, change: Callable[[dict[str, Any]], dict[str, Any]]
+) -> PackInput:
+    """``pack`` with every composition step's ``modifiers`` mapping as ``change`` makes it, at
+    any depth (parallel branches too)."""
+
+    def rewrite(value: Any) -> Any:
+        if isinstance(value, list):
+            return [rewrite(item) for item in value]
+        if not isinstance(value, dict):
+            return value
+        changed = {key: rewrite(item) for key, item in value.items()}
+        if isinstance(changed.get("modifiers"), dict):
+            changed["modifiers"] = change(changed["modifiers"])
+        return changed
+
+    document = pack.document or {}
+    if not isinstance(document.get("compositions"), dict):
+        return pack
+    return _with_document(pack, {**document, "compositions": rewrite(document["compositions"])})
 
 
 # -- sessions ----------------------------------------------------------------------------------
@@ -358,7 +415,7 @@ def _without(value: Any, keys: frozenset[str]) -> Any:
     return value
 
 
-class IgnoresProviderAndExtensions(Variant):
+class IgnoresProviderAndExtensions(_RunsAnotherPack):
     """A runtime at Level 0 of RFC 0016 and RFC 0017: it treats ``provider`` and ``extensions``
     as unknown fields, validating and running as if they were not there, and claims neither
     area (R11: it keeps its workflow and compositions levels)."""
@@ -371,29 +428,12 @@ class IgnoresProviderAndExtensions(Variant):
         claims = {k: v for k, v in real.claims.items() if k not in ("providers", "extensions")}
         return Capabilities(self.NAME, "0.0", "python", claims, real.extensions)
 
-    def _plain(self, pack: PackInput) -> PackInput:
+    VALIDATES_ALTERED = True
+
+    def altered(self, pack: PackInput) -> PackInput:
         if pack.document is None:
             return pack
         return _with_document(pack, _without(pack.document, self.IGNORED))
-
-    def validate(self, pack: PackInput) -> Sequence[Mapping[str, Any]]:
-        return super().validate(self._plain(pack))
-
-    def load(self, pack: PackInput) -> None:
-        super().load(self._plain(pack))
-
-    def start(self, pack: PackInput) -> Any:
-        return super().start(self._plain(pack))
-
-    def start_at(
-        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
-    ) -> Any:
-        return super().start_at(self._plain(pack), state=state, agent=agent)
-
-    def run_composition(
-        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
-    ) -> Mapping[str, Any]:
-        return super().run_composition(self._plain(pack), name, input, mocks)
 
 
 def _text_steps(pack: PackInput, name: str) -> tuple[set[str], set[str]]:
@@ -474,50 +514,15 @@ class OneCodeForRefusedStarts(Variant):
             raise Rejected(self.CODE, message=str(refused)) from None
 
 
-def _without_retry(value: Any) -> Any:
-    """``value`` with every ``retry`` modifier dropped, at any depth (parallel branches too)."""
-    if isinstance(value, list):
-        return [_without_retry(item) for item in value]
-    if not isinstance(value, dict):
-        return value
-    changed = {key: _without_retry(item) for key, item in value.items()}
-    modifiers = changed.get("modifiers")
-    if isinstance(modifiers, dict) and "retry" in modifiers:
-        changed["modifiers"] = {k: v for k, v in modifiers.items() if k != "retry"}
-    return changed
-
-
-class NoRetries(Variant):
+class NoRetries(_RunsAnotherPack):
     """Runs every composition step once: ``retry`` is declared, and what it does is the
     runtime's ("Modifier semantics are runtime-defined", R18). Validation still reads the
     modifier's shape."""
 
     NAME = "no-retries"
 
-    @staticmethod
-    def _plain(pack: PackInput) -> PackInput:
-        document = pack.document or {}
-        if not isinstance(document.get("compositions"), dict):
-            return pack
-        return _with_document(
-            pack, {**document, "compositions": _without_retry(document["compositions"])}
-        )
-
-    def run_composition(
-        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
-    ) -> Mapping[str, Any]:
-        return super().run_composition(self._plain(pack), name, input, mocks)
-
-    def start(self, pack: PackInput) -> Any:
-        return super().start(self._plain(pack))
-
-    def start_at(
-        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
-    ) -> Any:
-        return super().start_at(self._plain(pack), state=state, agent=agent)
-
-    def restore(self, pack: PackInput, snapshot: Any) -> Any:
-        return super().restore(self._plain(pack), snapshot)
+    def altered(self, pack: PackInput) -> PackInput:
+        return _with_modifiers(pack, lambda given: {k: v for k, v in given.items() if k != "retry"})
 
 
 def _loose(value: Any) -> Any:
@@ -816,36 +821,24 @@ class FailsAtMaxSteps(Variant):
         return result
 
 
-def _fewer_attempts(value: Any) -> Any:
-    """``value`` with every ``retry.max_attempts`` above 1 lowered by one, at any depth."""
-    if isinstance(value, list):
-        return [_fewer_attempts(item) for item in value]
-    if not isinstance(value, dict):
-        return value
-    changed = {key: _fewer_attempts(item) for key, item in value.items()}
-    retry = (changed.get("modifiers") or {}).get("retry")
+def _fewer_attempts(modifiers: dict[str, Any]) -> dict[str, Any]:
+    """``modifiers`` with a ``retry.max_attempts`` above 1 lowered by one."""
+    retry = modifiers.get("retry")
     attempts = retry.get("max_attempts") if isinstance(retry, dict) else None
     if isinstance(retry, dict) and isinstance(attempts, int) and attempts > 1:
-        lowered = {**retry, "max_attempts": attempts - 1}
-        changed["modifiers"] = {**changed["modifiers"], "retry": lowered}
-    return changed
+        return {**modifiers, "retry": {**retry, "max_attempts": attempts - 1}}
+    return modifiers
 
 
-class FewerAttempts(NoRetries):
+class FewerAttempts(_RunsAnotherPack):
     """Gives up one attempt early: at most ``retry.max_attempts - 1`` attempts where the
     modifier allows more than one, still within the bound. Attempt counts are the runtime's
     ("Modifier semantics are runtime-defined", R18), so every level holds."""
 
     NAME = "fewer-attempts"
 
-    @staticmethod
-    def _plain(pack: PackInput) -> PackInput:
-        document = pack.document or {}
-        if not isinstance(document.get("compositions"), dict):
-            return pack
-        return _with_document(
-            pack, {**document, "compositions": _fewer_attempts(document["compositions"])}
-        )
+    def altered(self, pack: PackInput) -> PackInput:
+        return _with_modifiers(pack, _fewer_attempts)
 
 
 # -- the kit's observables ---------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Fixtures for the kit's tests: the built-in catalog, throwaway catalogs, level-table parsing.
+"""Fixtures for the kit's tests: the built-in catalog, throwaway catalogs, reports of whole-catalog
+runs, level-table parsing.
 
 Deliberately broken adapters live in ``fakes.py`` beside this file; this folder is on
 ``sys.path`` (pytest puts it there for the test modules), so ``fakes:Name`` is a valid
@@ -14,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from report_files import ReportFiles
 
 import conformance._cli.cases
 import conformance._cli.run
@@ -88,6 +90,16 @@ def make_case_text(
     return head + PACK.format(pack_id=pack_id) + textwrap.dedent(body)
 
 
+def count_values(data: object) -> int:
+    """Values as ``reference.Limits.max_nodes`` counts them: mappings, sequences and scalars;
+    keys are no values."""
+    if isinstance(data, dict):
+        return 1 + sum(count_values(v) for v in data.values())
+    if isinstance(data, list):
+        return 1 + sum(count_values(v) for v in data)
+    return 1
+
+
 @pytest.fixture
 def case_text() -> Callable[..., str]:
     """:func:`make_case_text`: the text of a well-formed case file, with overrides."""
@@ -154,6 +166,14 @@ def fakes_importable(monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.syspath_prepend(str(FAKES_DIR))
     monkeypatch.setenv("PYTHONPATH", str(FAKES_DIR))
     return FAKES_DIR
+
+
+@pytest.fixture
+def report_file(
+    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> ReportFiles:
+    """The report of the built-in catalog against an adapter (see ``report_files.py``)."""
+    return ReportFiles(tmp_path_factory, capsys)
 
 
 UNRELATED_PLUGINS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:syrupy")

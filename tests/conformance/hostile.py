@@ -27,6 +27,9 @@ of them answer with are what a runtime may send to poison the views of its own r
                        ``ClaimsAboveTheKit``: providers 3, a level of the RFC the kit does not
                        assess, which is no lie)
 =====================  ======================================================================
+
+The tests of a hostile world call the kit as a user would, through :func:`ppconf`, and hold
+each refusal to :func:`one_error`.
 """
 
 from __future__ import annotations
@@ -34,11 +37,15 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from fakes import Delegating, SessionWrapper, WrapsSessions
 
 from conformance import Capabilities, PackInput, Rejected
+from conformance._cli import main
+
+if TYPE_CHECKING:
+    import pytest
 
 SLOW = 0.02
 MARKDOWN = (
@@ -66,6 +73,35 @@ ODDITIES = (
 )
 """What a runtime (or a file the kit reads) may hold to break out of text in some view."""
 EVERY_ODDITY = " ".join(ODDITIES)
+
+ONE = ("--id", "workflow.execution.unknown-event")
+"""One case that the reference passes."""
+
+
+def ppconf(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
+    """``ppconf ARGS`` in this process: its exit status, stdout and stderr (never a
+    traceback)."""
+    status = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err, captured.err
+    return status, captured.out, captured.err
+
+
+def one_error(err: str, *parts: str, alone: bool = True) -> None:
+    """``err`` holds one ``ppconf: error:`` line, holding every part, and no adapter fault.
+
+    Arguments:
+        alone: the error line is all of ``err`` (``False``: a run's progress may stand
+            beside it).
+    """
+    lines = [line for line in err.splitlines() if line.startswith("ppconf: error: ")]
+    assert len(lines) == 1, err
+    if alone:
+        assert err == lines[0] + "\n", err
+    for part in parts:
+        assert part in lines[0], err
+    assert "adapter fault" not in err, err
+    assert "Traceback" not in err, err
 
 
 class Slow(Delegating):

@@ -17,8 +17,8 @@ from conformance._judging.breaker_coverage import (
     ConstraintBreakers,
     SourceBreakers,
     breaker_coverage,
-    render_breakers_text,
 )
+from conformance._views.breaker_coverage import render_breakers_text
 
 
 @pytest.fixture(scope="module")

@@ -68,14 +68,12 @@ def test_an_unknown_statement_is_refused(write_catalog: WriteCatalog, case_text:
 def test_a_catalog_may_bring_its_own_statements(
     write_catalog: WriteCatalog, case_text: CaseText
 ) -> None:
-    draft = (
-        "source: RFC 0005\ntitle: a revision\nrevision: a draft\nstatements:\n"
-        "  - {id: RFC0005.draft-rule, section: Validation Rules, keyword: MUST,"
-        " quote: a MUST rule}\n"
+    statement = (
+        "{id: RFC0005.draft-rule, section: Validation Rules, keyword: MUST, quote: a MUST rule}"
     )
     root = write_catalog(
         {
-            "statements/draft.yaml": draft,
+            "statements/draft.yaml": draft(statement),
             "workflow/a.yaml": case_text("workflow.t.a", statement="RFC0005.draft-rule"),
         }
     )
@@ -107,6 +105,14 @@ def draft(*statements: str, source: str = "RFC 0005") -> str:
 def bound(case_text: CaseText) -> dict[str, str]:
     """One case citing a binding statement of the built-in registry: a catalog needs a case."""
     return {"workflow/bound.yaml": case_text("workflow.t.bound")}
+
+
+def registry_problems(
+    write_catalog: WriteCatalog, case_text: CaseText, *statements: str, source: str = "RFC 0005"
+) -> list[str]:
+    """The problems of a catalog of one bound case and a statement file of ``statements``."""
+    files = {"statements/draft.yaml": draft(*statements, source=source), **bound(case_text)}
+    return problems_of(write_catalog(files))
 
 
 def test_a_binding_keyword_on_should_not_wording_is_refused(
@@ -146,8 +152,11 @@ def test_lower_case_must_binds_only_by_ruling_in_the_normative_core(
         f"{{id: RFC0005.draft-rule, section: {section}, keyword: MUST{ruling}, "
         "quote: the entry must name a state}"
     )
-    root = write_catalog({"statements/draft.yaml": draft(statement), **bound(case_text)})
-    found = [p for p in problems_of(root) if "RFC0005.draft-rule" in p]
+    found = [
+        p
+        for p in registry_problems(write_catalog, case_text, statement)
+        if "RFC0005.draft-rule" in p
+    ]
     if refused is None:
         assert found == []
     else:
@@ -155,30 +164,29 @@ def test_lower_case_must_binds_only_by_ruling_in_the_normative_core(
         assert refused in found[0]
 
 
-def test_a_ruling_the_wording_does_not_need_is_refused(
-    write_catalog: WriteCatalog, case_text: CaseText
+@pytest.mark.parametrize(
+    ("statement", "said"),
+    [
+        pytest.param(
+            "{id: RFC0005.draft-rule, section: Validation Rules, keyword: MUST, ruling: R17, "
+            "quote: the entry MUST name a state}",
+            "its wording binds by itself (MUST): drop the ruling",
+            id="ruling-not-needed",
+        ),
+        pytest.param(
+            "{id: RFC0005.draft-rule, section: Detailed Design, keyword: SHOULD, "
+            "quote: it SHOULD warn and MUST NOT fail}",
+            "is 'SHOULD' but quotes an upper-case MUST NOT",
+            id="weaker-quoting-must",
+        ),
+    ],
+)
+def test_a_statement_its_own_words_contradict_is_refused(
+    write_catalog: WriteCatalog, case_text: CaseText, statement: str, said: str
 ) -> None:
-    statement = (
-        "{id: RFC0005.draft-rule, section: Validation Rules, keyword: MUST, ruling: R17, "
-        "quote: the entry MUST name a state}"
-    )
-    found = problems_of(
-        write_catalog({"statements/draft.yaml": draft(statement), **bound(case_text)})
-    )
-    assert any("its wording binds by itself (MUST): drop the ruling" in p for p in found), found
-
-
-def test_a_weaker_statement_never_quotes_an_upper_case_must(
-    write_catalog: WriteCatalog, case_text: CaseText
-) -> None:
-    statement = (
-        "{id: RFC0005.draft-rule, section: Detailed Design, keyword: SHOULD, "
-        "quote: it SHOULD warn and MUST NOT fail}"
-    )
-    found = problems_of(
-        write_catalog({"statements/draft.yaml": draft(statement), **bound(case_text)})
-    )
-    assert any("is 'SHOULD' but quotes an upper-case MUST NOT" in p for p in found), found
+    """A ruling the upper-case wording makes needless; a SHOULD quoting an upper-case MUST."""
+    found = registry_problems(write_catalog, case_text, statement)
+    assert any(said in p for p in found), found
 
 
 def test_a_must_resting_only_on_untestable_statements_is_refused(
@@ -221,10 +229,7 @@ def test_one_sentence_classified_two_ways_is_refused(
         "{id: RFC0017.draft-copy, section: 'Detailed Design: Schema Changes', "
         "keyword: definition, quote: \"Absent means 'default'.\"}"
     )
-    root = write_catalog(
-        {"statements/draft.yaml": draft(statement, source="RFC 0017"), **bound(case_text)}
-    )
-    found = problems_of(root)
+    found = registry_problems(write_catalog, case_text, statement, source="RFC 0017")
     assert len(found) == 1, found
     assert "one sentence, classified 2 ways" in found[0]
     assert "RFC0017.draft-copy (definition, testable)" in found[0]
@@ -247,6 +252,27 @@ def test_a_quote_not_in_its_text_is_refused(tmp_path: Path) -> None:
     assert len(found) == 1, found
     assert "draft.yaml:6: statement RFC0005.b: its quote is not in" in found[0]
     assert quote_problems([source], tmp_path / "nowhere")[0].count("cannot be compared") == 1
+
+
+def test_a_quote_standing_twice_in_its_section_is_refused(tmp_path: Path) -> None:
+    """A change at one of its places would leave the quote in the other: not located."""
+    (tmp_path / "rfc-0005-workflow.txt").write_text(
+        "Validation Rules\n\nFirst, a state MUST name a prompt. "
+        "Later, a state MUST name a prompt.\n\nExamples\n\nAn entry MUST name a state.\n"
+    )
+    file = tmp_path / "draft.yaml"
+    file.write_text(
+        draft(
+            "{id: RFC0005.a, section: Validation Rules, keyword: MUST, "
+            "quote: a state MUST name a prompt}",
+            "{id: RFC0005.b, section: Validation Rules, keyword: MUST, "
+            "quote: 'Later, a state MUST name a prompt'}",
+        )
+        + "text: rfc-0005-workflow.txt\n"
+    )
+    found = quote_problems([load_source(file)], tmp_path)
+    assert len(found) == 1, found
+    assert "statement RFC0005.a: its quote stands 2 times in its section" in found[0]
 
 
 SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec"

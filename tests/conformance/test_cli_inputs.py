@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
+import yaml
+from conftest import count_values
 
 from conformance._cli import main
 
@@ -76,3 +78,44 @@ def test_malformed_mocks_are_unusable_input_with_their_location(
     assert status == 2
     err = capsys.readouterr().err
     assert f"{mocks}: mocks/classify/0: unknown response fields ['outptu']" in err
+
+
+COMMANDS_READING_A_PACK = {
+    "validate": ["validate", EXAMPLE],
+    "trace": ["trace", EXAMPLE, "--events", "Start"],
+    "graph": ["graph", EXAMPLE],
+    "run-composition": ["run-composition", EXAMPLE, "analyze_document", "--input", "{}"],
+}
+"""Every command that reads a user's pack file, as one reads the example pack."""
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS_READING_A_PACK))
+def test_every_command_reading_a_pack_takes_max_values(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 29: a pack over the limit is refused by each command with the same error, and
+    ``--max-values`` raises the limit on each, not only on ``validate``."""
+    count = count_values(yaml.safe_load(Path(EXAMPLE).read_text("utf-8")))
+    argv = COMMANDS_READING_A_PACK[command]
+    assert main([*argv, f"--max-values={count - 1}"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    assert f"holds more than {count - 1:,} values" in err
+    assert "--max-values of the ppconf command that reads it" in err
+    main([*argv, f"--max-values={count}"])  # read: what follows is the command's own verdict
+    assert "values" not in capsys.readouterr().err
+
+
+def test_run_composition_reads_its_mocks_within_max_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    count = count_values(yaml.safe_load(Path(EXAMPLE).read_text("utf-8")))
+    mocks = tmp_path / "mocks.yaml"
+    mocks.write_text(yaml.safe_dump({"classify": [{"output": list(range(count))}]}), "utf-8")
+    argv = ["run-composition", EXAMPLE, "analyze_document", "--mocks", str(mocks)]
+    assert main([*argv, f"--max-values={count}"]) == 2
+    err = capsys.readouterr().err
+    assert f"{mocks}" in err
+    assert f"holds more than {count:,} values" in err
+    main([*argv, f"--max-values={count + 10}"])
+    assert "values" not in capsys.readouterr().err

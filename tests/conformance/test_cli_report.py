@@ -18,13 +18,6 @@ from conformance._report.views import VIEWS
 pytestmark = pytest.mark.usefixtures("cached_catalog", "fakes_importable")
 
 
-@pytest.fixture
-def report_file(
-    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
-) -> ReportFiles:
-    return ReportFiles(tmp_path_factory, capsys)
-
-
 def report(*args: str | Path) -> int:
     return main(["report", *map(str, args)])
 

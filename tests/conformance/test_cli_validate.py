@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import count_values
 
 import reference
 from conformance._cli import main
@@ -496,28 +497,19 @@ def _many_states(count: int) -> dict[str, Any]:
     return dict(pack)
 
 
-def _values(data: Any) -> int:
-    """Values as the limit counts them: mappings, sequences and scalars; keys are no values."""
-    if isinstance(data, dict):
-        return 1 + sum(_values(v) for v in data.values())
-    if isinstance(data, list):
-        return 1 + sum(_values(v) for v in data)
-    return 1
-
-
 @pytest.mark.parametrize("suffix", [".json", ".yaml"])
 def test_one_limit_for_one_pack_whatever_its_format_and_an_option_to_raise_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
 ) -> None:
     # As many keys as values: YAML once counted both, JSON values alone.
     pack = _many_states(1_000)
-    count = _values(pack)
+    count = count_values(pack)
     text = json.dumps(pack) if suffix == ".json" else yaml.safe_dump(pack)
     path = write(tmp_path, f"pack{suffix}", text)
     status, _, err = run(["validate", f"--max-values={count - 1}", path], capsys)
     assert status == 2
     assert f"holds more than {count - 1:,} values" in err
-    assert "ppconf validate --max-values" in err
+    assert "--max-values of the ppconf command that reads it" in err
     status, out, err = run(["validate", f"--max-values={count}", path], capsys)
     assert (status, err) == (0, "")
     assert out == f"{path}: valid (0 errors, 0 warnings)\n"

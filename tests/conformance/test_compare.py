@@ -20,13 +20,6 @@ from conformance._report.jsonl import read_report
 pytestmark = pytest.mark.usefixtures("cached_catalog", "fakes_importable")
 
 
-@pytest.fixture
-def report_file(
-    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
-) -> ReportFiles:
-    return ReportFiles(tmp_path_factory, capsys)
-
-
 def run_compare(
     old: Path, new: Path, capsys: pytest.CaptureFixture[str], *args: str
 ) -> tuple[int, str]:

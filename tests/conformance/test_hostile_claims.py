@@ -15,25 +15,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hostile import ONE, one_error, ppconf
 
 from conformance._cli import main
 
 HERE = Path(__file__).resolve().parent
-ONE = ("--id", "workflow.execution.unknown-event")
 PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
-
-
-def ppconf(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    status = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
-def one_error(err: str, *parts: str) -> None:
-    assert err.startswith("ppconf: error: "), err
-    assert err.count("\n") == 1, err
-    for part in parts:
-        assert part in err, err
 
 
 @pytest.mark.usefixtures("fakes_importable")

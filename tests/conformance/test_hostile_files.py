@@ -12,36 +12,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
+from hostile import ONE, one_error, ppconf
 from report_files import ReportFiles
 
 from conformance._cli import main
 from conformance._report.outputs import open_locked
 from conformance._runtime.reference_adapter import ReferenceAdapter
 from conformance._runtime.serve import Server
-
-ONE = ("--id", "workflow.execution.unknown-event")
-"""One case that the reference passes."""
-
-
-@pytest.fixture
-def report_file(
-    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
-) -> ReportFiles:
-    return ReportFiles(tmp_path_factory, capsys)
-
-
-def ppconf(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    status = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
-def one_error(err: str, *parts: str) -> None:
-    """``err`` is one ``ppconf: error:`` line holding every part."""
-    assert err.startswith("ppconf: error: "), err
-    assert err.count("\n") == 1, err
-    for part in parts:
-        assert part in err
 
 
 def fifo(path: Path) -> Path:

@@ -12,34 +12,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hostile import ONE, one_error, ppconf
 from report_files import ReportFiles
 
-from conformance._cli import main
 from conformance._report import jsonl
 
 HERE = Path(__file__).resolve().parent
 PPCONF = [sys.executable, "-m", "conformance"]
-ONE = ("--id", "workflow.execution.unknown-event")
-
-
-@pytest.fixture
-def report_file(
-    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
-) -> ReportFiles:
-    return ReportFiles(tmp_path_factory, capsys)
-
-
-def ppconf(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    status = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
-def one_error(err: str, *parts: str) -> None:
-    assert err.startswith("ppconf: error: "), err
-    assert err.count("\n") == 1, err
-    for part in parts:
-        assert part in err, err
 
 
 def test_report_never_overwrites_an_existing_file_that_is_no_view(

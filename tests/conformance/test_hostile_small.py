@@ -12,18 +12,12 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
+from hostile import ppconf
 
 from conformance._basics.resources import schema_path
 from conformance._cli import main
 
 HERE = Path(__file__).resolve().parent
-
-
-def ppconf(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    status = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    assert "Traceback" not in captured.err
-    return status, captured.out, captured.err
 
 
 def test_fuzz_json_writes_a_lone_surrogate_out(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,6 +12,7 @@ JUnit), as a pack's keys (``validate``), and as statement texts (``statements li
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +20,7 @@ from xml.etree import ElementTree
 
 import pytest
 import yaml
+from conftest import make_case_text
 from hostile import EVERY_ODDITY
 
 from conformance._cli import main
@@ -228,3 +230,76 @@ def test_junit_writes_out_a_bidi_override(
     assert status == 0
     assert "\u202e" not in printed
     assert "\\u202e" in printed
+
+
+@pytest.fixture(scope="module")
+def odd_catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A catalog folder whose statements, context table and case notes hold every oddity: an
+    execution statement (cited at MUST by the case) in a context the case does not exercise,
+    and a schema constraint no case breaks, so that both reach the contexts and breakers parts
+    of ``coverage``."""
+    folder = tmp_path_factory.mktemp("odd-catalog")
+    odd = EVERY_ODDITY.replace("\ud800", "?").replace("\x00", "?")  # what YAML can hold
+    reason = odd.replace("\n", " ")  # a reason is one line
+    source = {
+        "source": "RFC 0901",
+        "title": odd,
+        "revision": odd,
+        "statements": [
+            {"id": "RFC0901.odd.1", "section": odd, "keyword": "MUST", "quote": f"It MUST {odd}"},
+            {
+                "id": "RFC0901.def.Odd.kind.type",
+                "section": odd,
+                "keyword": "schema",
+                "quote": f'{odd} "type": "string"',
+            },
+        ],
+    }
+    table = {
+        "not_applicable": dict.fromkeys(
+            ("source", "orchestration", "budget", "check", "step"), reason
+        ),
+        "families": [
+            {
+                "name": "odd",
+                "statements": ["RFC0901.odd.1"],
+                "applies": {"start": ["agent"]},
+                "not_applicable": {"start": reason},
+            }
+        ],
+    }
+    files = {
+        "statements/odd.yaml": yaml.safe_dump(source, allow_unicode=True),
+        "statements/contexts/odd.yaml": yaml.safe_dump(table, allow_unicode=True),
+        "workflow/odd.yaml": make_case_text("workflow.odd.case", statement="RFC0901.odd.1")
+        + yaml.safe_dump({"notes": odd}, allow_unicode=True),
+    }
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, "utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("view", ["text", "md", "html", "json"])
+def test_coverage_shows_a_catalogs_oddities_as_text_in_every_part(
+    capsys: pytest.CaptureFixture[str], odd_catalog: Path, view: str
+) -> None:
+    """Issue 27: the contexts and breakers parts of ``coverage`` show what a catalog copy's
+    statements and context table say through their view's one escaping, as the statements
+    part does."""
+    status, printed = shown(capsys, "coverage", "--catalog", odd_catalog, "--format", view)
+    assert status == 0, printed
+    assert BY_VIEW[view](printed) == []
+    if view == "json":
+        data = json.loads(printed)
+        contexts = data["contexts"]["statements"]
+        assert any(row["id"] == "RFC0901.odd.1" for row in contexts)
+        assert any(s["source"] == "RFC 0901" for s in data["breakers"])
+        return
+    assert "RFC0901.odd.1" in printed  # the execution statement missing start:agent
+    assert "RFC0901.def.Odd.kind.type" in printed or view == "text"  # listed apart
+    if view == "html":
+        contexts, breakers = printed.split('id="contexts"', 1)[1].split('id="breakers"', 1)
+        assert "x1b" in contexts  # the quote and the reasons, written out
+        assert "RFC0901.def.Odd.kind.type" in breakers
+        assert "x1b" in breakers  # the constraint's quote, written out

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile import LONG, deep
+from hostile import LONG, deep, one_error, ppconf
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -52,12 +52,6 @@ ODD = [
     "\U0001f600",
 ]
 """Unicode oddities and markup a runtime may put in any string."""
-
-
-def ppconf(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    status = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
 
 
 def reads_back(capsys: pytest.CaptureFixture[str], report: Path, other: Path) -> None:
@@ -192,19 +186,9 @@ def test_whatever_a_runtime_answers_the_report_reads_back(  # noqa: PLR0917
 
 # -- the kit's faults are the kit's -------------------------------------------------------------
 
-ONE = ("--id", "workflow.execution.unknown-event")
 SERVE = f"cmd:{sys.executable} -m conformance serve"
 PPCONF = [sys.executable, "-m", "conformance"]
 PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
-
-
-def one_error(err: str, *parts: str) -> None:
-    lines = [line for line in err.splitlines() if line.startswith("ppconf: error: ")]
-    assert len(lines) == 1, err
-    for part in parts:
-        assert part in lines[0], err
-    assert "adapter fault" not in err
-    assert "Traceback" not in err
 
 
 @pytest.mark.parametrize(
@@ -224,7 +208,7 @@ def test_an_output_the_kit_cannot_write_is_the_kits_error(
         capsys, "run", "--adapter", SERVE, "--area", "workflow", "--level", "1", *options
     )
     assert status == 2
-    one_error(err, "/dev/full", "No space left on device")
+    one_error(err, "/dev/full", "No space left on device", alone=False)
 
 
 def _limited(limit: int) -> None:
@@ -256,7 +240,7 @@ def test_a_disk_full_mid_run_stops_the_run_as_the_kits_error(tmp_path: Path, how
         check=False,
     )
     assert done.returncode == (2 if how == "run" else 4), done.stderr
-    one_error(done.stderr, "cannot write the json report", "File too large")
+    one_error(done.stderr, "cannot write the json report", "File too large", alone=False)
     assert "PASSED" not in done.stdout + done.stderr
     back = read_report(report)  # what was written reads back, as an unfinished run
     assert not back.complete

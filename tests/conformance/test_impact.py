@@ -20,13 +20,6 @@ RULE_1_2 = "`default` is always valid, because RFC 0012"
 BREAKS = "breaking:RejectsUndeclaredDefault"  # refuses `provider: default` when undeclared
 
 
-@pytest.fixture
-def report_file(
-    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
-) -> ReportFiles:
-    return ReportFiles(tmp_path_factory, capsys)
-
-
 def revised(tmp_path: Path, old: str, new: str) -> Path:
     path = SPEC / "rfc-0017-provider-references.md"
     if not path.is_file():

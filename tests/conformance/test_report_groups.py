@@ -194,13 +194,6 @@ def test_expected_failures_are_grouped_apart_with_their_reason() -> None:
 # -- whole runs ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def report_file(
-    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
-) -> ReportFiles:
-    return ReportFiles(tmp_path_factory, capsys)
-
-
 def ids_not_passing(path: Path) -> set[str]:
     return {r.case for r in read_report(path).records if not r.passed}
 

@@ -27,13 +27,6 @@ SCHEMA = json.loads(schema_path("report.schema.json").read_text("utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 
-@pytest.fixture
-def report_file(
-    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
-) -> ReportFiles:
-    return ReportFiles(tmp_path_factory, capsys)
-
-
 def lines_of(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
 

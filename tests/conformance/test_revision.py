@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from conformance._basics.quotes import SOURCE_FILES
-from conformance._catalog.revision import check_revision, keywords
+from conformance._catalog.revision import check_revision
 from conformance._catalog.statements import builtin
 from conformance._catalog.text import plain, read_text, sentences
+from conformance._catalog.wording import keywords
 
 SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec"
 RFCS = ("RFC 0005", "RFC 0009", "RFC 0010", "RFC 0011", "RFC 0014", "RFC 0016", "RFC 0017")
@@ -276,8 +277,61 @@ def test_a_change_inside_a_quote_that_occurs_more_than_once() -> None:
     )
     revision = check_revision(builtin(), "RFC 0010", revised)
     assert [(c.kind, c.statement and c.statement.id) for c in revision.changes] == [
-        ("removed", "RFC0010.def.Composition.engine.additionalProperties")
+        ("constraint changed", "RFC0010.def.Composition.engine.additionalProperties")
     ]
+    (change,) = revision.changes
+    assert change.sentence is not None
+    assert change.sentence.text.startswith('"additionalProperties": false')
+    assert revised.splitlines()[change.sentence.line - 1].strip() == change.sentence.text
+
+
+def test_a_changed_code_line_over_two_lines_is_a_constraint_changed() -> None:
+    """Issue 28: a schema fragment whose value changes was reported as removed."""
+    change = only_change(
+        "RFC 0017",
+        (
+            '"provider": {\n    "type": "string",\n    "description": "Key of the provider '
+            "requirement (requires",
+            '"provider": {\n    "type": "integer",\n    "description": "Key of the provider '
+            "requirement (requires",
+        ),
+    )
+    assert (change["kind"], change["statement"]) == (
+        "constraint changed",
+        "RFC0017.def.Prompt.provider.type",
+    )
+    assert str(change["text"]).startswith('"provider": { "type": "integer"')
+
+
+def test_one_block_two_definitions_quote_is_one_change_for_both() -> None:
+    """RFC 0017 gives PromptStep and AgentStep one schema block: a change there is a change of
+    both statements, neither reported removed."""
+    block = '"provider": {\n    "type": "string",\n    "description": "Key of the provider '
+    revision = check_revision(
+        builtin(),
+        "RFC 0017",
+        revise(
+            "RFC 0017",
+            (
+                block + "requirement that runs",
+                block.replace("string", "integer") + "requirement that runs",
+            ),
+        ),
+    )
+    assert sorted((c.kind, c.statement and c.statement.id) for c in revision.changes) == [
+        ("constraint changed", "RFC0017.def.AgentStep.provider.type"),
+        ("constraint changed", "RFC0017.def.PromptStep.provider.type"),
+    ]
+
+
+def test_a_removed_code_line_is_removed() -> None:
+    text = held("RFC 0010")
+    composition = text.index("Composition", text.index("New Definition: Composition") + 30)
+    at = text.index('"additionalProperties": true', composition)
+    end = text.index("\n", at)
+    revision = check_revision(builtin(), "RFC 0010", text[:at] + text[end:])
+    kinds = {(c.kind, c.statement and c.statement.id) for c in revision.changes}
+    assert ("removed", "RFC0010.def.Composition.engine.additionalProperties") in kinds
 
 
 def test_a_reworded_rule_without_binding_words_of_its_own_is_a_wording_change() -> None:

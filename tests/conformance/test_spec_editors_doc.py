@@ -28,13 +28,6 @@ SPEC = ROOT.parent / "shared" / "spec"
 BLOCK = re.compile(r"```console\n(.*?)```", re.DOTALL)
 
 
-@pytest.fixture
-def report_file(
-    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
-) -> ReportFiles:
-    return ReportFiles(tmp_path_factory, capsys)
-
-
 def _edit(text: str, old: str, new: str) -> str:
     assert old in text, old
     return text.replace(old, new, 1)

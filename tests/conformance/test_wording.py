@@ -7,9 +7,11 @@ import pytest
 
 from conformance._catalog.wording import (
     informative_section,
+    keywords,
     normalized,
     normative_core,
     upper_case_binding,
+    upper_case_weaker,
     wording_of,
 )
 
@@ -60,6 +62,33 @@ def test_upper_case_binding_words() -> None:
         "MUST NOT",
     )
     assert upper_case_binding("it must") == ()
+
+
+def test_upper_case_weaker_words() -> None:
+    assert upper_case_weaker("it SHOULD NOT, is NOT RECOMMENDED, MAY and MUST") == (
+        "SHOULD NOT",
+        "NOT RECOMMENDED",
+        "MAY",
+    )
+    assert upper_case_weaker("it may") == ()
+
+
+@pytest.mark.parametrize(
+    ("sentence", "keyword"),
+    [
+        ("Such packs are valid.", "valid"),
+        ("Such packs are always valid.", "valid"),
+        ("A pack that carries it remains valid.", "valid"),
+        ("An unknown kind is a schema error.", "error"),
+        ("Any other value is a schema violation.", "error"),
+        ("Declaring it there is not a validation error.", "not-error"),
+    ],
+)
+def test_a_phrase_that_binds_is_a_keyword_a_revision_shows(sentence: str, keyword: str) -> None:
+    """The binding phrases are read once: every one that makes a sentence binding is a keyword
+    a revision reports as changed when it goes ("are valid" bound, yet was no keyword)."""
+    assert wording_of(sentence, "Detailed Design").strength == "binding"
+    assert keyword in keywords(sentence)
 
 
 def test_one_sentence_compares_equal_across_sources() -> None:
