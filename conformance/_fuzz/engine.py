@@ -48,6 +48,7 @@ __all__ = [
     "BASE_AREAS",
     "BATCH",
     "DEFAULT_DATABASE",
+    "FEATURES",
     "MAX_RUNS",
     "MAX_STEPS",
     "REPLAYS",
@@ -96,41 +97,84 @@ finds more than another run of the same one."""
 
 @dataclass(frozen=True)
 class Example:
-    """One generated example: a pack and its script, or a near-valid pack."""
+    """One generated example: a pack and its script, or a near-valid pack.
+
+    ``uses`` names the other areas whose fields the pack carries (see :func:`examples`).
+    """
 
     area: str
     pack: dict[str, Any]
     script: tuple[dict[str, Any], ...] = ()
     near_valid: strategies.NearValid | None = None
+    uses: tuple[str, ...] = ()
 
 
-def _workflow_packs(area: str) -> st.SearchStrategy[dict[str, Any]]:
-    if area == "workflow":  # RFC 0005: states, events, orchestration, terminal states
-        return strategies.packs(loops=False, redirects=False, budgets=False, artifacts=False)
-    if area == "loops":  # RFC 0009: loop guards, redirect chains, budgets, artifacts
-        return strategies.packs(orchestration=False)
-    if area == "control":  # RFC 0014: control on states, with loops, budgets, orchestration
-        return strategies.packs(control=True, artifacts=False)
-    if area == "state-agents":  # RFC 0011: starts at a state or as an agent, then RFC 0009
-        return strategies.packs(state_agents=True, orchestration=False, artifacts=False)
-    if area == "extensions":  # RFC 0016: slots anywhere, run as if they were not there
-        return strategies.packs(extensions=True)
-    if area == "providers":  # RFC 0017: provider references, declared or default
-        return strategies.packs(providers=True)
-    return strategies.packs(workflow=False, compositions=True)
+_OWN: dict[str, dict[str, bool]] = {
+    # RFC 0005: states, events, orchestration, terminal states
+    "workflow": {"loops": False, "redirects": False, "budgets": False, "artifacts": False},
+    # RFC 0009: loop guards, redirect chains, budgets, artifacts
+    "loops": {"orchestration": False},
+    # RFC 0014: control on states, with loops, budgets, orchestration
+    "control": {"control": True, "artifacts": False},
+    # RFC 0011: starts at a state or as an agent, then RFC 0009
+    "state-agents": {"state_agents": True, "orchestration": False, "artifacts": False},
+    # RFC 0016: slots anywhere, run as if they were not there
+    "extensions": {"extensions": True},
+    # RFC 0017: provider references, declared or default
+    "providers": {"providers": True},
+    # RFC 0010: compositions only
+    "compositions": {"workflow": False, "compositions": True},
+}
+"""What each area's packs hold (the arguments of :func:`strategies.packs`)."""
+
+FEATURES: dict[str, str] = {
+    "control": "control",
+    "state-agents": "state_agents",
+    "extensions": "extensions",
+    "providers": "providers",
+}
+"""The areas whose fields an example of another area may carry too, each drawn on its own
+(SEMANTICS R16: a statement is tested in every context a runtime may specialise, so an agent
+start, ``control`` or ``extensions`` is not kept to its own area's examples)."""
+_NEED_WORKFLOW = ("control", "state-agents")
 
 
 @cache
-def examples(area: str) -> st.SearchStrategy[Example]:
+def _area_packs(area: str, mixed: frozenset[str]) -> st.SearchStrategy[dict[str, Any]]:
+    arguments = dict(_OWN[area])
+    for other in sorted(mixed):
+        arguments[FEATURES[other]] = True
+    return strategies.packs(**arguments)
+
+
+def _mixable(area: str, others: Sequence[str]) -> tuple[str, ...]:
+    """The other areas whose fields ``area``'s packs may carry: those fuzzed too, of those a
+    pack of this area can hold (a pack of compositions only has no states for ``control``)."""
+    return tuple(
+        other
+        for other in FEATURES
+        if other in others
+        and other != area
+        and (area != "compositions" or other not in _NEED_WORKFLOW)
+    )
+
+
+@cache
+def examples(area: str, others: tuple[str, ...] = ()) -> st.SearchStrategy[Example]:
     """Examples of one area: three in four a valid pack with a script, one in four a pack
     with one mutation that a validator must refuse (MUST rules only).
+
+    Arguments:
+        area: the area.
+        others: the other areas fuzzed: the fields of each of :data:`FEATURES` among them are
+            in about half of the valid packs, drawn independently (shrinking to none).
 
     Raises:
         ValueError: not one of :data:`AREAS`.
     """
     if area not in AREAS:
         raise ValueError(f"no fuzzer area {area!r}: the areas are {', '.join(AREAS)}")
-    packs = _workflow_packs(area)
+    mixable = _mixable(area, others)
     broken = strategies.near_valid_packs(areas=(area,), requirements=("MUST",))
 
     @st.composite
@@ -138,14 +182,15 @@ def examples(area: str) -> st.SearchStrategy[Example]:
         if draw(st.sampled_from((False, False, False, True))):
             near = draw(broken)
             return Example(area, near.pack, near_valid=near)
-        pack = draw(packs)
+        uses = tuple(other for other in mixable if draw(st.booleans()))
+        pack = draw(_area_packs(area, frozenset(uses)))
         steps = MAX_RUNS if area == "compositions" else MAX_STEPS
         script = draw(
             strategies.scripts(
                 pack, max_steps=steps, snapshots=False, turns=area == "control" or None
             )
         )
-        return Example(area, pack, tuple(script))
+        return Example(area, pack, tuple(script), uses=uses)
 
     return draw()
 
@@ -154,7 +199,7 @@ def expect(example: Example) -> Expected:
     """What the RFCs require of a runtime on ``example`` (the reference as oracle)."""
     if example.near_valid is not None:
         return expect_invalid(example.area, example.pack, example.near_valid.mutation.case)
-    return expect_run(example.area, example.pack, list(example.script))
+    return expect_run(example.area, example.pack, list(example.script), example.uses)
 
 
 # -- the run ----------------------------------------------------------------------------------
@@ -322,7 +367,8 @@ def fuzz(
     if examples_wanted is None and max_time is None:
         raise ValueError("fuzz() needs examples_wanted or max_time")
     areas = tuple(areas)
-    one = st.sampled_from(areas).flatmap(examples) if len(areas) > 1 else examples(areas[0])
+    each = [examples(area, areas) for area in areas]
+    one = st.one_of(each) if len(each) > 1 else each[0]
     strategy = st.lists(one, min_size=1, max_size=BATCH)
     runner = Runner(adapter, timeout=timeout)
     result = FuzzResult(areas, seed)

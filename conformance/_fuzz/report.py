@@ -94,25 +94,26 @@ def case_document(finding: FuzzFinding, adapter: str, seed: int) -> dict[str, An
         "level": rule.level,
         "requirement": "MUST",
         "statements": list(rule.statements),
-        "spec_versions": list(_spec_versions(expected.area, rule.spec_versions)),
+        "spec_versions": list(_spec_versions((expected.area, *expected.uses), rule.spec_versions)),
         "rules": list(rule.rules),
         "notes": notes,
         **body,
     }
 
 
-def _spec_versions(area: str, versions: tuple[str, ...]) -> tuple[str, ...]:
-    """The spec versions of an exported case: its rule's, but never before its area's fields
-    existed (an example's pack carries them, whatever rule it breaks)."""
-    since = parse_version(BY_NAME[area].since)
+def _spec_versions(areas: tuple[str, ...], versions: tuple[str, ...]) -> tuple[str, ...]:
+    """The spec versions of an exported case: its rule's, but never before the fields of its
+    areas existed (an example's pack carries them, whatever rule it breaks)."""
+    first = max((BY_NAME[area].since for area in areas), key=parse_version)
+    since = parse_version(first)
     earlier = any(applies(versions, v) for v in KNOWN if parse_version(v) < since)
-    return (f">={BY_NAME[area].since}",) if earlier else versions
+    return (f">={first}",) if earlier else versions
 
 
 def _where(finding: FuzzFinding) -> str:
     step = finding.step
     if step is None:
-        return "validation"
+        return "load" if finding.part == "load" else "validation"
     if step == 0:
         return "the start"
     if step > len(finding.expected.steps):
@@ -218,7 +219,11 @@ def render_finding(finding: FuzzFinding, *, found_after: int, shrink_runs: int) 
         for number, step in enumerate(expected.steps, start=1):
             lines.append(f"    {number}. {describe_step(step):<{width}}  {_did(step['expect'])}")
     rfc = BY_NAME[expected.area].rfc if expected.area in BY_NAME else "the RFC"
-    if finding.part == "validation":
+    if finding.part == "load":
+        lines.append("  load:")
+        lines.append(f"    expected ({BY_NAME['extensions'].rfc}, via the reference): loaded")
+        lines.append(f"    got: {terminal(finding.message)}")
+    elif finding.part == "validation":
         lines.append("  validation:")
         verdict = "valid" if expected.valid else "invalid"
         lines.append(f"    expected ({rfc}, via the reference): the pack is {verdict}")
