@@ -39,7 +39,8 @@ from conformance._basics.areas import AREAS as REGISTERED
 from conformance._basics.stopping import STOP
 from conformance._catalog.cases import Case
 from conformance._fuzz.judge import FuzzFinding, Verdict, as_case, judge
-from conformance._fuzz.oracle import Expected, expect_invalid, expect_run
+from conformance._fuzz.oracle import Expected, expect_broken, expect_invalid, expect_run
+from conformance._fuzz.schema_breakers import Broken, broken, targets
 from conformance._judging.runner import Runner
 from conformance._runtime.adapter import Adapter
 
@@ -97,7 +98,8 @@ finds more than another run of the same one."""
 
 @dataclass(frozen=True)
 class Example:
-    """One generated example: a pack and its script, or a near-valid pack.
+    """One generated example: a pack and its script, a near-valid pack, or a pack with one
+    schema breaker applied (``broken``).
 
     ``uses`` names the other areas whose fields the pack carries (see :func:`examples`).
     """
@@ -107,6 +109,7 @@ class Example:
     script: tuple[dict[str, Any], ...] = ()
     near_valid: strategies.NearValid | None = None
     uses: tuple[str, ...] = ()
+    broken: Broken | None = None
 
 
 _OWN: dict[str, dict[str, bool]] = {
@@ -159,10 +162,18 @@ def _mixable(area: str, others: Sequence[str]) -> tuple[str, ...]:
     )
 
 
+_KINDS = ("valid",) * 5 + ("mutation", "breaker", "breaker")
+"""Which kind of example is drawn (shrinking to a valid pack with a script)."""
+_PICKS = 4095
+"""Which (breaker, place) pair a broken pack takes: this number modulo the pairs it offers."""
+
+
 @cache
 def examples(area: str, others: tuple[str, ...] = ()) -> st.SearchStrategy[Example]:
-    """Examples of one area: three in four a valid pack with a script, one in four a pack
-    with one mutation that a validator must refuse (MUST rules only).
+    """Examples of one area: five in eight a valid pack with a script, one in eight a pack
+    with one mutation that a validator must refuse (MUST rules only), two in eight a valid pack
+    with one standard breaker of a MUST schema constraint applied (see
+    :mod:`conformance._fuzz.schema_breakers`).
 
     Arguments:
         area: the area.
@@ -175,13 +186,20 @@ def examples(area: str, others: tuple[str, ...] = ()) -> st.SearchStrategy[Examp
     if area not in AREAS:
         raise ValueError(f"no fuzzer area {area!r}: the areas are {', '.join(AREAS)}")
     mixable = _mixable(area, others)
-    broken = strategies.near_valid_packs(areas=(area,), requirements=("MUST",))
+    mutated = strategies.near_valid_packs(areas=(area,), requirements=("MUST",))
+    breakers = tuple(t for t in targets() if t.area == area)
 
     @st.composite
     def draw(draw: st.DrawFn) -> Example:
-        if draw(st.sampled_from((False, False, False, True))):
-            near = draw(broken)
+        kind = draw(st.sampled_from(_KINDS))
+        if kind == "mutation":
+            near = draw(mutated)
             return Example(area, near.pack, near_valid=near)
+        if kind == "breaker" and breakers:
+            base = draw(_area_packs(area, frozenset()))
+            found = broken(base, breakers, draw(st.integers(0, _PICKS)))
+            if found is not None:
+                return Example(area, found.pack, broken=found)
         uses = tuple(other for other in mixable if draw(st.booleans()))
         pack = draw(_area_packs(area, frozenset(uses)))
         steps = MAX_RUNS if area == "compositions" else MAX_STEPS
@@ -199,6 +217,8 @@ def expect(example: Example) -> Expected:
     """What the RFCs require of a runtime on ``example`` (the reference as oracle)."""
     if example.near_valid is not None:
         return expect_invalid(example.area, example.pack, example.near_valid.mutation.case)
+    if example.broken is not None:
+        return expect_broken(example.area, example.broken)
     return expect_run(example.area, example.pack, list(example.script), example.uses)
 
 
@@ -559,6 +579,8 @@ def _found_in(error: BaseException) -> _Found | None:
 
 def _key(example: Example) -> str:
     mutation = example.near_valid.mutation.name if example.near_valid is not None else ""
+    if example.broken is not None:
+        mutation = example.broken.target.case
     return json.dumps([example.area, mutation, example.pack, example.script], sort_keys=True)
 
 

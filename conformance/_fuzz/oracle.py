@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import reference
+from conformance._fuzz.schema_breakers import Broken
 
 __all__ = [
     "RULES",
@@ -83,6 +84,7 @@ __all__ = [
     "RULE_VISITS",
     "Expected",
     "Rules",
+    "expect_broken",
     "expect_invalid",
     "expect_run",
     "extension_pointers",
@@ -266,6 +268,15 @@ def expect_invalid(area: str, pack: dict[str, Any], rule: str) -> Expected:
     """A near-valid pack: a validator must find it invalid (the rule is MUST)."""
     expected = Expected(area, pack, valid=False, validity_rule=rule)
     expected.exercised["near-valid packs"] += 1
+    return expected
+
+
+def expect_broken(area: str, broken: Broken) -> Expected:
+    """A pack with one schema breaker applied: a validator must find it invalid, or for a
+    breaker that keeps it valid, valid (the constraint's statement is MUST; which code and
+    which pointer are the runtime's, R19)."""
+    expected = Expected(area, broken.pack, valid=broken.valid, validity_rule=broken.target.case)
+    expected.exercised["schema breakers"] += 1
     return expected
 
 

@@ -24,6 +24,7 @@ from conformance._basics.resources import catalog_root
 from conformance._basics.spec_versions import KNOWN, applies, parse_version
 from conformance._basics.text import terminal
 from conformance._catalog.cases import Case, load_case, load_catalog
+from conformance._catalog.generation import FOLDER
 from conformance._catalog.statements import builtin
 from conformance._catalog.steps import RunComposition, parse_step
 from conformance._fuzz.judge import FuzzFinding, case_body
@@ -53,6 +54,9 @@ def rule_case(case_id: str) -> Case:
     """
     area, _, rest = case_id.partition(".")
     path = catalog_root() / area / (rest.replace(".", "-") + ".yaml")
+    folder, _, generated = rest.partition(".")
+    if folder == FOLDER:  # <area>.generated.<constraint>.<breaker>: a file of its own folder
+        path = catalog_root() / area / FOLDER / (generated + ".yaml")
     try:
         case = load_case(path, catalog_root())
     except CaseError:
