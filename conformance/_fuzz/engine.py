@@ -178,7 +178,7 @@ def examples(area: str, others: tuple[str, ...] = ()) -> st.SearchStrategy[Examp
     Arguments:
         area: the area.
         others: the other areas fuzzed: the fields of each of :data:`FEATURES` among them are
-            in about half of the valid packs, drawn independently (shrinking to none).
+            in three in four of the valid packs, drawn independently (shrinking to none).
 
     Raises:
         ValueError: not one of :data:`AREAS`.
@@ -200,7 +200,8 @@ def examples(area: str, others: tuple[str, ...] = ()) -> st.SearchStrategy[Examp
             found = broken(base, breakers, draw(st.integers(0, _PICKS)))
             if found is not None:
                 return Example(area, found.pack, broken=found)
-        uses = tuple(other for other in mixable if draw(st.booleans()))
+        # Each in three of four packs (shrinking to none).
+        uses = tuple(other for other in mixable if draw(st.integers(0, 3)) > 0)
         pack = draw(_area_packs(area, frozenset(uses)))
         steps = MAX_RUNS if area == "compositions" else MAX_STEPS
         script = draw(
@@ -361,6 +362,7 @@ def fuzz(
     database: ExampleDatabase | None = None,
     timeout: float | None = None,
     keep_going: bool = False,
+    shrink: bool = True,
     progress: Progress | None = None,
 ) -> FuzzResult:
     """Fuzz ``adapter`` against the reference until a divergence or fault, or the budget.
@@ -378,6 +380,8 @@ def fuzz(
             itself).
         keep_going: after a finding, go on until the budget, keeping each finding that fails
             another way than those kept (see the module docstring).
+        shrink: shrink a finding to a minimal example (off: the first failing example is the
+            finding, as drawn: what a check that the fuzzer finds a runtime at all needs).
         progress: called after each example (see :data:`Progress`).
 
     Raises:
@@ -419,6 +423,7 @@ def fuzz(
             database=keyed if rounds == 0 or not result.found else None,
             deadline=deadline,
             known={f.finding.signature() for f in result.found},
+            shrinks=shrink,
             progress=progress,
         )
         rounds += 1
@@ -456,6 +461,7 @@ def _round(
     deadline: float | None,
     known: set[tuple[str, str, str, str]],
     progress: Progress | None,
+    shrinks: bool = True,
 ) -> Found | None:
     """One Hypothesis run; the finding it shrank, if any."""
     tally = result.tally
@@ -531,7 +537,7 @@ def _round(
         derandomize=False,
         report_multiple_bugs=False,
         verbosity=Verbosity.quiet,
-        phases=(Phase.reuse, Phase.generate, Phase.shrink),
+        phases=(Phase.reuse, Phase.generate, Phase.shrink)[: 3 if shrinks else 2],
         suppress_health_check=list(HealthCheck),
     )(hypothesis_seed(round_seed)(given(strategy)(run)))
     finding: FuzzFinding | None = None
