@@ -1,10 +1,11 @@
 """The fuzzer's goal (issue 25): every runtime the catalog catches, ``ppconf fuzz`` finds over
 the areas it claims (no ``--area``) within 1,000 examples. That every runtime making only
-choices the RFCs allow gives nothing over the same examples (seed 1, every area) is
+choices the RFCs allow gives nothing over the same examples (seed 1, the areas it claims) is
 ``test_fuzz.test_rfc_allowed_variants_give_no_divergence``.
 
-One fixed seed, so the run is the same on every machine; a finding is not shrunk (the fuzzer's
-shrinking has tests of its own), so a runtime costs the examples until its first divergence.
+One fixed seed, so every run of this test draws the same examples; a finding is not shrunk
+(the fuzzer's shrinking has tests of its own), so a runtime costs the examples until its first
+divergence.
 """
 
 from __future__ import annotations
