@@ -156,8 +156,8 @@ def packs(
         workflow: give the pack a workflow (off: a pack of compositions only).
         loops: ``max_visits`` on some states (RFC 0009).
         redirects: ``on_max_visits`` on some of them, so redirect chains and cycles occur.
-        budgets: an ``engine.budget`` with some of ``max_total_visits``, ``max_tool_calls``,
-            ``max_wall_time_sec``.
+        budgets: an ``engine.budget``: one of ``max_total_visits``, ``max_tool_calls``,
+            ``max_wall_time_sec`` alone, or some of them together.
         artifacts: artifact declarations, ``log`` and ``note``, each in one mode (``append``
             or ``replace``) wherever it is declared.
         orchestration: ``orchestration`` on some states (``internal``, ``external``,
@@ -300,6 +300,10 @@ _LIMITS = {
     "max_wall_time_sec": (None, 1, 2, 2, 3, 4),
 }
 """The options of each budget limit: low ones likelier, so that runs reach them exactly."""
+_BUDGET_KINDS = (None, None, None, "together", "together", *_LIMITS)
+"""Which budget a workflow has: none, the limits drawn together, or one kind alone (each kind
+is a context a runtime may handle apart, SEMANTICS R16; drawn together, a tool-call or
+wall-time limit mostly ends a session before the visits reach theirs)."""
 
 
 def _decode_pack(features: _Features, count: int, data: _Bytes) -> dict[str, Any]:
@@ -410,7 +414,9 @@ def _decode_workflow(features: _Features, names: Sequence[str], data: _Bytes) ->
         for limit, options in _LIMITS.items()
         if (value := data.pick(options)) is not None
     }
-    with_budget = data.pick((False, True))
+    kept = data.pick(_BUDGET_KINDS)
+    if kept in _LIMITS:
+        budget = {kept: budget.get(kept) or _LIMITS[kept][1] or 1}
     modes = {artifact: data.pick(_MODES) for artifact in ARTIFACTS}
     allowed = {"open"}
     allowed |= {"terminal"} if features.terminal_states else set()
@@ -459,7 +465,7 @@ def _decode_workflow(features: _Features, names: Sequence[str], data: _Bytes) ->
             }
         states[name] = state
     workflow["states"] = states
-    if features.budgets and with_budget:
+    if features.budgets and kept is not None:
         workflow["engine"] = {"budget": budget}
     return workflow
 
@@ -671,7 +677,7 @@ def _raw_script(
     return st.tuples(picks, pool, start)
 
 
-_AGENT_START_WEIGHT = 4
+_AGENT_START_WEIGHT = 8
 """How many times each agents member is listed among the starts: a start as an agent is the
 RFC 0011 context every execution statement is checked in (SEMANTICS R16), where a start at a
 named state is the kit's adapter contract, which the oracle leaves out."""

@@ -39,7 +39,8 @@ from conformance._basics.areas import AREAS as REGISTERED
 from conformance._basics.stopping import STOP
 from conformance._catalog.cases import Case
 from conformance._fuzz.judge import FuzzFinding, Verdict, as_case, judge
-from conformance._fuzz.oracle import Expected, expect_invalid, expect_run
+from conformance._fuzz.oracle import Expected, expect_broken, expect_invalid, expect_run
+from conformance._fuzz.schema_breakers import Broken, broken, targets
 from conformance._judging.runner import Runner
 from conformance._runtime.adapter import Adapter
 
@@ -48,6 +49,7 @@ __all__ = [
     "BASE_AREAS",
     "BATCH",
     "DEFAULT_DATABASE",
+    "FEATURES",
     "MAX_RUNS",
     "MAX_STEPS",
     "REPLAYS",
@@ -96,56 +98,118 @@ finds more than another run of the same one."""
 
 @dataclass(frozen=True)
 class Example:
-    """One generated example: a pack and its script, or a near-valid pack."""
+    """One generated example: a pack and its script, a near-valid pack, or a pack with one
+    schema breaker applied (``broken``).
+
+    ``uses`` names the other areas whose fields the pack carries (see :func:`examples`).
+    """
 
     area: str
     pack: dict[str, Any]
     script: tuple[dict[str, Any], ...] = ()
     near_valid: strategies.NearValid | None = None
+    uses: tuple[str, ...] = ()
+    broken: Broken | None = None
 
 
-def _workflow_packs(area: str) -> st.SearchStrategy[dict[str, Any]]:
-    if area == "workflow":  # RFC 0005: states, events, orchestration, terminal states
-        return strategies.packs(loops=False, redirects=False, budgets=False, artifacts=False)
-    if area == "loops":  # RFC 0009: loop guards, redirect chains, budgets, artifacts
-        return strategies.packs(orchestration=False)
-    if area == "control":  # RFC 0014: control on states, with loops, budgets, orchestration
-        return strategies.packs(control=True, artifacts=False)
-    if area == "state-agents":  # RFC 0011: starts at a state or as an agent, then RFC 0009
-        return strategies.packs(state_agents=True, orchestration=False, artifacts=False)
-    if area == "extensions":  # RFC 0016: slots anywhere, run as if they were not there
-        return strategies.packs(extensions=True)
-    if area == "providers":  # RFC 0017: provider references, declared or default
-        return strategies.packs(providers=True)
-    return strategies.packs(workflow=False, compositions=True)
+_OWN: dict[str, dict[str, bool]] = {
+    # RFC 0005: states, events, orchestration, terminal states
+    "workflow": {"loops": False, "redirects": False, "budgets": False, "artifacts": False},
+    # RFC 0009: loop guards, redirect chains, budgets, artifacts
+    "loops": {"orchestration": False},
+    # RFC 0014: control on states, with loops, budgets, orchestration
+    "control": {"control": True, "artifacts": False},
+    # RFC 0011: starts at a state or as an agent, then RFC 0009
+    "state-agents": {"state_agents": True, "orchestration": False, "artifacts": False},
+    # RFC 0016: slots anywhere, run as if they were not there
+    "extensions": {"extensions": True},
+    # RFC 0017: provider references, declared or default
+    "providers": {"providers": True},
+    # RFC 0010: compositions only
+    "compositions": {"workflow": False, "compositions": True},
+}
+"""What each area's packs hold (the arguments of :func:`strategies.packs`)."""
+
+FEATURES: dict[str, str] = {
+    "control": "control",
+    "state-agents": "state_agents",
+    "extensions": "extensions",
+    "providers": "providers",
+}
+"""The areas whose fields an example of another area may carry too, each drawn on its own
+(SEMANTICS R16: a statement is tested in every context a runtime may specialise, so an agent
+start, ``control`` or ``extensions`` is not kept to its own area's examples)."""
+_NEED_WORKFLOW = ("control", "state-agents")
 
 
 @cache
-def examples(area: str) -> st.SearchStrategy[Example]:
-    """Examples of one area: three in four a valid pack with a script, one in four a pack
-    with one mutation that a validator must refuse (MUST rules only).
+def _area_packs(area: str, mixed: frozenset[str]) -> st.SearchStrategy[dict[str, Any]]:
+    arguments = dict(_OWN[area])
+    for other in sorted(mixed):
+        arguments[FEATURES[other]] = True
+    return strategies.packs(**arguments)
+
+
+def _mixable(area: str, others: Sequence[str]) -> tuple[str, ...]:
+    """The other areas whose fields ``area``'s packs may carry: those fuzzed too, of those a
+    pack of this area can hold (a pack of compositions only has no states for ``control``)."""
+    return tuple(
+        other
+        for other in FEATURES
+        if other in others
+        and other != area
+        and (area != "compositions" or other not in _NEED_WORKFLOW)
+    )
+
+
+_KINDS = ("valid",) * 5 + ("mutation", "breaker", "breaker")
+"""Which kind of example is drawn (shrinking to a valid pack with a script)."""
+_PICKS = 4095
+"""Which (breaker, place) pair a broken pack takes: this number modulo the pairs it offers."""
+
+
+@cache
+def examples(area: str, others: tuple[str, ...] = ()) -> st.SearchStrategy[Example]:
+    """Examples of one area: five in eight a valid pack with a script, one in eight a pack
+    with one mutation that a validator must refuse (MUST rules only), two in eight a valid pack
+    with one standard breaker of a MUST schema constraint applied (see
+    :mod:`conformance._fuzz.schema_breakers`).
+
+    Arguments:
+        area: the area.
+        others: the other areas fuzzed: the fields of each of :data:`FEATURES` among them are
+            in three in four of the valid packs, drawn independently (shrinking to none).
 
     Raises:
         ValueError: not one of :data:`AREAS`.
     """
     if area not in AREAS:
         raise ValueError(f"no fuzzer area {area!r}: the areas are {', '.join(AREAS)}")
-    packs = _workflow_packs(area)
-    broken = strategies.near_valid_packs(areas=(area,), requirements=("MUST",))
+    mixable = _mixable(area, others)
+    mutated = strategies.near_valid_packs(areas=(area,), requirements=("MUST",))
+    breakers = tuple(t for t in targets() if t.area == area)
 
     @st.composite
     def draw(draw: st.DrawFn) -> Example:
-        if draw(st.sampled_from((False, False, False, True))):
-            near = draw(broken)
+        kind = draw(st.sampled_from(_KINDS))
+        if kind == "mutation":
+            near = draw(mutated)
             return Example(area, near.pack, near_valid=near)
-        pack = draw(packs)
+        if kind == "breaker" and breakers:
+            base = draw(_area_packs(area, frozenset()))
+            found = broken(base, breakers, draw(st.integers(0, _PICKS)))
+            if found is not None:
+                return Example(area, found.pack, broken=found)
+        # Each in three of four packs (shrinking to none).
+        uses = tuple(other for other in mixable if draw(st.integers(0, 3)) > 0)
+        pack = draw(_area_packs(area, frozenset(uses)))
         steps = MAX_RUNS if area == "compositions" else MAX_STEPS
         script = draw(
             strategies.scripts(
                 pack, max_steps=steps, snapshots=False, turns=area == "control" or None
             )
         )
-        return Example(area, pack, tuple(script))
+        return Example(area, pack, tuple(script), uses=uses)
 
     return draw()
 
@@ -154,7 +218,9 @@ def expect(example: Example) -> Expected:
     """What the RFCs require of a runtime on ``example`` (the reference as oracle)."""
     if example.near_valid is not None:
         return expect_invalid(example.area, example.pack, example.near_valid.mutation.case)
-    return expect_run(example.area, example.pack, list(example.script))
+    if example.broken is not None:
+        return expect_broken(example.area, example.broken)
+    return expect_run(example.area, example.pack, list(example.script), example.uses)
 
 
 # -- the run ----------------------------------------------------------------------------------
@@ -296,6 +362,7 @@ def fuzz(
     database: ExampleDatabase | None = None,
     timeout: float | None = None,
     keep_going: bool = False,
+    shrink: bool = True,
     progress: Progress | None = None,
 ) -> FuzzResult:
     """Fuzz ``adapter`` against the reference until a divergence or fault, or the budget.
@@ -313,6 +380,8 @@ def fuzz(
             itself).
         keep_going: after a finding, go on until the budget, keeping each finding that fails
             another way than those kept (see the module docstring).
+        shrink: shrink a finding to a minimal example (off: the first failing example is the
+            finding, as drawn: what a check that the fuzzer finds a runtime at all needs).
         progress: called after each example (see :data:`Progress`).
 
     Raises:
@@ -322,7 +391,8 @@ def fuzz(
     if examples_wanted is None and max_time is None:
         raise ValueError("fuzz() needs examples_wanted or max_time")
     areas = tuple(areas)
-    one = st.sampled_from(areas).flatmap(examples) if len(areas) > 1 else examples(areas[0])
+    each = [examples(area, areas) for area in areas]
+    one = st.one_of(each) if len(each) > 1 else each[0]
     strategy = st.lists(one, min_size=1, max_size=BATCH)
     runner = Runner(adapter, timeout=timeout)
     result = FuzzResult(areas, seed)
@@ -353,6 +423,7 @@ def fuzz(
             database=keyed if rounds == 0 or not result.found else None,
             deadline=deadline,
             known={f.finding.signature() for f in result.found},
+            shrinks=shrink,
             progress=progress,
         )
         rounds += 1
@@ -390,6 +461,7 @@ def _round(
     deadline: float | None,
     known: set[tuple[str, str, str, str]],
     progress: Progress | None,
+    shrinks: bool = True,
 ) -> Found | None:
     """One Hypothesis run; the finding it shrank, if any."""
     tally = result.tally
@@ -465,7 +537,7 @@ def _round(
         derandomize=False,
         report_multiple_bugs=False,
         verbosity=Verbosity.quiet,
-        phases=(Phase.reuse, Phase.generate, Phase.shrink),
+        phases=(Phase.reuse, Phase.generate, Phase.shrink)[: 3 if shrinks else 2],
         suppress_health_check=list(HealthCheck),
     )(hypothesis_seed(round_seed)(given(strategy)(run)))
     finding: FuzzFinding | None = None
@@ -513,6 +585,8 @@ def _found_in(error: BaseException) -> _Found | None:
 
 def _key(example: Example) -> str:
     mutation = example.near_valid.mutation.name if example.near_valid is not None else ""
+    if example.broken is not None:
+        mutation = example.broken.target.case
     return json.dumps([example.area, mutation, example.pack, example.script], sort_keys=True)
 
 

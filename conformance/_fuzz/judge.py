@@ -38,9 +38,10 @@ class FuzzFinding:
             ``fault`` (it raised, broke the adapter interface, hung, or answered differently
             on the same input).
         expected: the example as a case the runtime must pass.
-        part: ``validation`` or the scenario's name.
+        part: ``load``, ``validation`` or the scenario's name.
         message: what happened, as the runner says it.
-        step: the step (1-based; one past the last: ``final``), or ``None`` for validation.
+        step: the step (1-based; one past the last: ``final``), or ``None`` for load and
+            validation.
         field: the observation that differs (``status``, ``visit_counts.start`` ...), if any.
         rule: the catalog case pinning the rule broken.
     """
@@ -62,7 +63,8 @@ class FuzzFinding:
         """What tells two findings apart for ``--keep-going``: the kind, the rule broken, the
         part and the observation (its first key)."""
         observed = (self.field or "").split(".", 1)[0]
-        return self.kind, self.rule, "validation" if self.part == "validation" else "run", observed
+        part = self.part if self.part in ("load", "validation") else "run"
+        return self.kind, self.rule, part, observed
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,10 @@ class Verdict:
 
 def case_body(expected: Expected) -> dict[str, Any]:
     """The ``pack``, ``validation`` and ``scenarios`` of the case an example gives."""
-    body: dict[str, Any] = {"pack": expected.pack, "validation": {"valid": expected.valid}}
+    body: dict[str, Any] = {"pack": expected.pack}
+    if expected.load is not None:
+        body["load"] = expected.load
+    body["validation"] = {"valid": expected.valid}
     if expected.valid:
         scenario: dict[str, Any] = {"name": SCENARIO}
         if expected.start is not None:
@@ -107,7 +112,7 @@ def as_case(expected: Expected) -> Case:
         spec_versions=(),
         rules=(),
         pack=PackInput(text, "json", pack, SOURCE),
-        load=None,
+        load=expected.load,
         validation=_validation(body["validation"]),
         scenarios=tuple(
             _scenario(s, f"/scenarios/{i}") for i, s in enumerate(body.get("scenarios", []))
@@ -144,10 +149,12 @@ def _finding(expected: Expected, result: PartResult) -> FuzzFinding:
     kind: Kind = "divergence" if result.outcome == "failed" else "fault"
     check = next((c for c in result.checks if not c.passed and c.requirement == "MUST"), None)
     detail: Mapping[str, Any] = check.detail if isinstance(check, Check) else {}
-    step = detail.get("step") if result.part != "validation" else None
-    if step is None and result.part != "validation":
+    scenario = result.part not in ("load", "validation")
+    step = detail.get("step") if scenario else None
+    if step is None and scenario:
         step = 0  # the scenario failed before its first step: at the start
     observed = detail.get("field")
+    rule = expected.load_rule if result.part == "load" else expected.rule_at(step, observed)
     return FuzzFinding(
         kind=kind,
         expected=expected,
@@ -155,7 +162,7 @@ def _finding(expected: Expected, result: PartResult) -> FuzzFinding:
         message=_without_place(result.message),
         step=step,
         field=observed,
-        rule=expected.rule_at(step, observed),
+        rule=rule,
         expected_value=detail.get("expected"),
         actual_value=detail.get("actual"),
         hung=result.outcome == "timeout",

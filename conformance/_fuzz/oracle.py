@@ -37,7 +37,11 @@ The reference runs the example. Each step's expectation keeps only what RFC text
   (the kit's adapter contract, MAY) and as a member without ``state`` (its refusal is MAY) are
   left out: the session starts at the entry. After a start as an agent every rule above holds
   as from the entry (SEMANTICS R16: the start is a context, not an exception), and a budget
-  reached there cites the catalog's agent-start case for that limit.
+  reached there cites the catalog's agent-start case for that limit;
+- RFC 0016 (a pack carrying ``extensions`` anywhere): the runtime must load it (Level 0, "Packs
+  carrying them remain valid and execute identically"), validate it as valid, and start it at
+  the entry or as an agent and run it as the same pack without them. A pack without
+  ``extensions`` is not loaded: the kit asks ``load`` only where an RFC statement decides it.
 
 Every expectation carries the catalog case that pins its rule, so a divergence can quote the
 RFC sentence it breaks.
@@ -51,6 +55,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import reference
+from conformance._fuzz.schema_breakers import Broken
 
 __all__ = [
     "RULES",
@@ -64,6 +69,7 @@ __all__ = [
     "RULE_ENTRY_VISIT",
     "RULE_EVENT",
     "RULE_HOST_EVENT",
+    "RULE_LOAD",
     "RULE_NO_REDIRECT",
     "RULE_REDIRECT",
     "RULE_REPLY",
@@ -78,8 +84,10 @@ __all__ = [
     "RULE_VISITS",
     "Expected",
     "Rules",
+    "expect_broken",
     "expect_invalid",
     "expect_run",
+    "extension_pointers",
 ]
 
 # The catalog's MUST cases that pin each rule the oracle asserts (their `spec` quotes the RFC).
@@ -131,6 +139,13 @@ RULE_VALID = {
 RULE_START_AGENT = "state-agents.execution.start-as-agent"
 RULE_START_VISIT = "state-agents.execution.start-at-state-counts-visit"
 RULE_START_REFUSED = {"agent-unknown": "state-agents.execution.agent-unknown"}
+RULE_START_AGENT_EXTENSIONS = "state-agents.execution.agent-start-extensions"
+"""A start as an agent of a pack carrying ``extensions`` (RFC 0016 in RFC 0011's context)."""
+RULE_LOAD = {
+    "compositions": "extensions.load.composition-and-steps",
+    "slots": "extensions.load.prompt-state-agent-slots",
+}
+"""Loading a pack with ``extensions`` on a composition or its steps, or elsewhere."""
 RULE_TURN = {
     "agent": "control.turn.agent-transition-into-agent-state",
     "user": "control.turn.agent-transition-into-user-state",
@@ -175,6 +190,8 @@ RULES = (
     RULE_START_AGENT,
     RULE_START_VISIT,
     *RULE_START_REFUSED.values(),
+    RULE_START_AGENT_EXTENSIONS,
+    *RULE_LOAD.values(),
     *RULE_TURN.values(),
     RULE_REPLY,
 )
@@ -197,6 +214,10 @@ class Expected:
         pack: the pack.
         valid: whether a validator must find the pack valid.
         validity_rule: the catalog case pinning that verdict.
+        load: whether the runtime must load the pack (``None``: not asked).
+        load_rule: the catalog case pinning that.
+        uses: the other areas whose fields the pack carries (an example of ``state-agents``
+            may carry ``extensions`` too).
         start: how the session starts, as the scenario's ``start`` (``None``: at the entry).
         start_rules: which catalog case pins the start (its refusal, or its state).
         steps: the compared steps, in the case-file format, each with its ``expect``.
@@ -211,6 +232,9 @@ class Expected:
     pack: dict[str, Any]
     valid: bool
     validity_rule: str
+    load: bool | None = None
+    load_rule: str = ""
+    uses: tuple[str, ...] = ()
     start: dict[str, Any] | None = None
     start_rules: Rules = field(default_factory=dict)
     steps: list[dict[str, Any]] = field(default_factory=list)
@@ -247,14 +271,33 @@ def expect_invalid(area: str, pack: dict[str, Any], rule: str) -> Expected:
     return expected
 
 
-def expect_run(area: str, pack: dict[str, Any], script: list[dict[str, Any]]) -> Expected:
-    """Run ``script`` on the reference and write down what a runtime must do.
+def expect_broken(area: str, broken: Broken) -> Expected:
+    """A pack with one schema breaker applied: a validator must find it invalid, or for a
+    breaker that keeps it valid, valid (the constraint's statement is MUST; which code and
+    which pointer are the runtime's, R19)."""
+    expected = Expected(area, broken.pack, valid=broken.valid, validity_rule=broken.target.case)
+    expected.exercised["schema breakers"] += 1
+    return expected
+
+
+def expect_run(
+    area: str, pack: dict[str, Any], script: list[dict[str, Any]], uses: tuple[str, ...] = ()
+) -> Expected:
+    """Run ``script`` on the reference and write down what a runtime must do (``uses``: the
+    other areas whose fields the pack carries).
 
     Raises:
         reference.PackInvalidError, reference.CompositionRunError: the pack or a composition
             run is not valid, which a generator must never produce (a bug of the kit).
     """
-    expected = Expected(area, pack, valid=True, validity_rule=RULE_VALID[area])
+    expected = Expected(area, pack, valid=True, validity_rule=RULE_VALID[area], uses=uses)
+    slots = extension_pointers(pack)
+    if slots:
+        # RFC 0016 Level 0: loaded as any pack, wherever its extensions stand.
+        expected.load = True
+        on_compositions = any(p.startswith("/compositions/") for p in slots)
+        expected.load_rule = RULE_LOAD["compositions" if on_compositions else "slots"]
+        expected.exercised["loads (extensions)"] += 1
     start: Mapping[str, Any] | None = None
     if script and "start" in script[0]:
         start, script = script[0]["start"], script[1:]
@@ -337,8 +380,12 @@ class _Walk:
                 self.exercised["left out: start as an agent without state"] += 1
             else:
                 expected.start = dict(start)
-                expected.start_rules = {"outcome": RULE_START_AGENT}
+                carried = expected.load is not None
+                rule = RULE_START_AGENT_EXTENSIONS if carried else RULE_START_AGENT
+                expected.start_rules = {"outcome": rule}
                 self.exercised["starts (agent)"] += 1
+                if carried:
+                    self.exercised["starts (agent, extensions)"] += 1
                 self.start_rule = RULE_START_AGENT
                 self.entry_rule = RULE_START_VISIT
                 return session
@@ -689,6 +736,22 @@ class _Walk:
         self._turn_expected(final, rules, RULE_TURN["text"])
         self._reply_expected(final, rules)
         return final, self._visit_rules(rules)
+
+
+def extension_pointers(value: Any, where: str = "") -> list[str]:
+    """The JSON pointer of every ``extensions`` member of a pack, never looking inside one."""
+    found = []
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            pointer = f"{where}/{str(key).replace('~', '~0').replace('/', '~1')}"
+            if key == "extensions":
+                found.append(pointer)
+            else:
+                found += extension_pointers(item, pointer)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += extension_pointers(item, f"{where}/{index}")
+    return found
 
 
 def _has_ended(status: Any) -> bool:

@@ -24,6 +24,7 @@ from conformance._basics.resources import catalog_root
 from conformance._basics.spec_versions import KNOWN, applies, parse_version
 from conformance._basics.text import terminal
 from conformance._catalog.cases import Case, load_case, load_catalog
+from conformance._catalog.generation import FOLDER
 from conformance._catalog.statements import builtin
 from conformance._catalog.steps import RunComposition, parse_step
 from conformance._fuzz.judge import FuzzFinding, case_body
@@ -53,6 +54,9 @@ def rule_case(case_id: str) -> Case:
     """
     area, _, rest = case_id.partition(".")
     path = catalog_root() / area / (rest.replace(".", "-") + ".yaml")
+    folder, _, generated = rest.partition(".")
+    if folder == FOLDER:  # <area>.generated.<constraint>.<breaker>: a file of its own folder
+        path = catalog_root() / area / FOLDER / (generated + ".yaml")
     try:
         case = load_case(path, catalog_root())
     except CaseError:
@@ -94,25 +98,26 @@ def case_document(finding: FuzzFinding, adapter: str, seed: int) -> dict[str, An
         "level": rule.level,
         "requirement": "MUST",
         "statements": list(rule.statements),
-        "spec_versions": list(_spec_versions(expected.area, rule.spec_versions)),
+        "spec_versions": list(_spec_versions((expected.area, *expected.uses), rule.spec_versions)),
         "rules": list(rule.rules),
         "notes": notes,
         **body,
     }
 
 
-def _spec_versions(area: str, versions: tuple[str, ...]) -> tuple[str, ...]:
-    """The spec versions of an exported case: its rule's, but never before its area's fields
-    existed (an example's pack carries them, whatever rule it breaks)."""
-    since = parse_version(BY_NAME[area].since)
+def _spec_versions(areas: tuple[str, ...], versions: tuple[str, ...]) -> tuple[str, ...]:
+    """The spec versions of an exported case: its rule's, but never before the fields of its
+    areas existed (an example's pack carries them, whatever rule it breaks)."""
+    first = max((BY_NAME[area].since for area in areas), key=parse_version)
+    since = parse_version(first)
     earlier = any(applies(versions, v) for v in KNOWN if parse_version(v) < since)
-    return (f">={BY_NAME[area].since}",) if earlier else versions
+    return (f">={first}",) if earlier else versions
 
 
 def _where(finding: FuzzFinding) -> str:
     step = finding.step
     if step is None:
-        return "validation"
+        return "load" if finding.part == "load" else "validation"
     if step == 0:
         return "the start"
     if step > len(finding.expected.steps):
@@ -218,7 +223,11 @@ def render_finding(finding: FuzzFinding, *, found_after: int, shrink_runs: int) 
         for number, step in enumerate(expected.steps, start=1):
             lines.append(f"    {number}. {describe_step(step):<{width}}  {_did(step['expect'])}")
     rfc = BY_NAME[expected.area].rfc if expected.area in BY_NAME else "the RFC"
-    if finding.part == "validation":
+    if finding.part == "load":
+        lines.append("  load:")
+        lines.append(f"    expected ({BY_NAME['extensions'].rfc}, via the reference): loaded")
+        lines.append(f"    got: {terminal(finding.message)}")
+    elif finding.part == "validation":
         lines.append("  validation:")
         verdict = "valid" if expected.valid else "invalid"
         lines.append(f"    expected ({rfc}, via the reference): the pack is {verdict}")

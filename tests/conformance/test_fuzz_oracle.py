@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from conformance import Catalog
+from conformance._fuzz.judge import case_body
 from conformance._fuzz.oracle import RULE_VALID, RULES, Expected, expect_run
 
 SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec"
@@ -430,3 +431,40 @@ def test_a_start_as_an_agent_without_state_is_left_out() -> None:
     assert expected.start is None
     assert expected.final is not None
     assert expected.final["state"] == "start"
+
+
+def test_a_pack_carrying_extensions_must_load_and_start_as_an_agent() -> None:
+    """RFC 0016 Level 0: "Packs carrying them remain valid and execute identically", loaded,
+    validated and started as an agent (RFC 0011) alike."""
+    document = agents_pack()
+    document["workflow"]["states"]["work"]["extensions"] = {"acme.review": {"level": 2}}
+    expected = expect_run("state-agents", document, [{"start": {"agent": "main"}}])
+    assert expected.load is True
+    assert expected.load_rule == "extensions.load.prompt-state-agent-slots"
+    assert expected.start_rules["outcome"] == "state-agents.execution.agent-start-extensions"
+    assert case_body(expected)["load"] is True
+
+
+def test_extensions_on_a_parallel_branch_cite_the_composition_load_case() -> None:
+    document = pack({"start": state(on_event={"Go": "start"})})
+    document["tools"] = {"search": {"name": "search", "description": "Search."}}
+    branches = [{"id": i, "kind": "tool", "tool": "search"} for i in ("b", "c")]
+    branches[1]["extensions"] = {"x": 1}
+    document["compositions"] = {
+        "review": {
+            "version": 1,
+            "steps": [
+                {"id": "a", "kind": "parallel", "branches": branches, "reduce": {
+                    "strategy": "append", "into": "out"}},
+            ],
+        }
+    }  # fmt: skip
+    expected = expect_run("compositions", document, [])
+    assert expected.load is True
+    assert expected.load_rule == "extensions.load.composition-and-steps"
+
+
+def test_a_pack_without_extensions_is_not_loaded() -> None:
+    expected = run({"start": state(on_event={"Go": "start"})}, [{"event": "Go"}])
+    assert expected.load is None
+    assert "load" not in case_body(expected)
