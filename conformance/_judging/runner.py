@@ -604,6 +604,21 @@ class _Script:
         )
         return (main, *details)
 
+    def not_started(self, refusal: _NoStartAtState) -> tuple[Check, ...]:
+        """The scenario's checks when the runtime does not start at its named state: starting
+        at any named state is the kit's adapter contract (:data:`START_AT_STATE`, MAY), so
+        nothing the scenario asserts after the start is judged above MAY; a runtime that
+        starts there is held to every check at its own requirement."""
+        failure = self.fail(
+            f"{refusal}; starting at a named state is the kit's adapter contract "
+            f"({START_AT_STATE}, MAY), so the scenario was not run",
+            START,
+        )
+        return tuple(
+            replace(check, requirement="MAY", statements=(START_AT_STATE,))
+            for check in self.checks(failure)
+        )
+
     def place(self, message: str, step: int | None) -> str:
         case, scenario = self.case, self.scenario
         pointer = scenario.pointer
@@ -694,6 +709,8 @@ def _run_calls(
                 script.judge_details(final, None if found is None else Miss(f"final: {found}"))
             if mismatch:
                 raise script.fail(f"final: {mismatch}", len(scenario.steps) + 1, mismatch)
+    except _NoStartAtState as refusal:
+        return script.not_started(refusal)
     except _Failure as failure:
         return script.checks(failure)
     except PackRejected as refusal:
@@ -745,11 +762,26 @@ def _start_of(scenario: Scenario) -> dict[str, str]:
     return start
 
 
+START_AT_STATE = "kit.pick.start-at-state"
+"""The statement of a start at any named state (``at_state``): the kit's adapter contract, as
+RFC 0011 starts a session at a state only as an agent backed by it."""
+
+
+class _NoStartAtState(Exception):
+    """The runtime refused, or does not offer, a start at a named state the case did not
+    expect it to refuse."""
+
+
 def _start(script: _Script, guard: Guard, context: Context) -> bool:
     """Start the scenario's session; ``False`` when it is refused as the case expects.
 
     A refusal is judged in two checks (R9): that the start was refused (the scenario's), and
-    with which code (a code check of its own, never stronger than the code's statement)."""
+    with which code (a code check of its own, never stronger than the code's statement).
+
+    Raises:
+        _NoStartAtState: a start at a named state was refused or is unsupported, and the case
+            expected it to start.
+    """
     scenario = script.scenario
     wanted = scenario.start_rejection
     how = (
@@ -764,7 +796,15 @@ def _start(script: _Script, guard: Guard, context: Context) -> bool:
         context.session = guard.start(
             script.case.pack, state=scenario.start_state, agent=scenario.start_agent
         )
+    except Unsupported as unsupported:
+        if scenario.start_state is None or wanted:
+            raise
+        raise _NoStartAtState(f"the runtime does not start {how}: {unsupported.reason}") from None
     except Rejected as rejection:
+        if scenario.start_state is not None and not wanted:
+            raise _NoStartAtState(
+                f"the session refused to start {how} with {describe_rejection(rejection)}"
+            ) from None
         if wanted:
             right = rejection.code in wanted
             script.judge_details(

@@ -49,6 +49,10 @@ Each wraps the reference adapter and changes one thing SEMANTICS section 0 leave
 ``ListsDeclaredEvents``         lists the events the current state declares as available, at a
                                 terminal state and after the workflow ended too, as PromptKit's
                                 ``AvailableEvents`` does (the list is the kit's pick, MAY)
+``StartsOnlyAsAgents``          refuses every start at a named state, starting only at the entry
+                                and as an agent (RFC 0011; kit.pick.start-at-state, MAY)
+``NoStartAtState``              says a start at a named state is unsupported (the same choice
+                                through ``Unsupported``)
 =============================  ====================================================================
 """
 
@@ -60,7 +64,7 @@ from typing import Any
 
 from fakes import SessionWrapper, WrapsSessions, workflow_of
 
-from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected
+from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected, Unsupported
 from conformance._basics.contract import KIT_LINTS
 from conformance._catalog.codes import ERRORS
 from reference import Extensions
@@ -512,6 +516,34 @@ class OneCodeForRefusedStarts(Variant):
             return super().start_at(pack, state=state, agent=agent)
         except Rejected as refused:
             raise Rejected(self.CODE, message=str(refused)) from None
+
+
+class StartsOnlyAsAgents(Variant):
+    """Refuses a start at a named state (``at_state``) that is not an agent start: RFC 0011
+    starts a session at a state only as an agent backed by it, and starting at any named state
+    is the kit's adapter contract (kit.pick.start-at-state, MAY)."""
+
+    NAME = "starts-only-as-agents"
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        if state is not None:
+            raise Rejected("start-state-unsupported", message="this runtime starts as agents")
+        return super().start_at(pack, state=state, agent=agent)
+
+
+class NoStartAtState(Variant):
+    """The same choice as :class:`StartsOnlyAsAgents`, said as ``Unsupported``."""
+
+    NAME = "no-start-at-state"
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        if state is not None:
+            raise Unsupported("this runtime does not start at a named state")
+        return super().start_at(pack, state=state, agent=agent)
 
 
 class NoRetries(_RunsAnotherPack):

@@ -26,9 +26,10 @@ switched on in :mod:`mini_runtime`, a runtime written apart from the reference
 =============================  ====================================================================
 
 The fakes of :data:`CONTEXT_BUGS` each break one statement in one context only (SEMANTICS R16):
-a budget ignored at an agent start or beside another budget kind, an agent's event taken after a
-visit guard ended the workflow, an agent's redirect target not counted, the agent given the turn
-by a host event, extensions refused at an agent start or, on a parallel branch, at load.
+a budget ignored at an agent start, at a start at a named state or beside another budget kind,
+an agent's event taken after a visit guard ended the workflow, an agent's redirect target not
+counted, the agent given the turn by a host event, extensions refused at an agent start or, on a
+parallel branch, at load.
 """
 
 from __future__ import annotations
@@ -641,33 +642,52 @@ def _without_budget(pack: PackInput, kinds: Sequence[str]) -> PackInput:
     return PackInput(json.dumps(document), "json", document, pack.source)
 
 
-class WallTimeIgnoredAtAgentStart(_AllAreas):
-    """Enforces ``max_wall_time_sec`` on a session started at the entry, never on one started
-    as an agent (RFC 0011) or at a state: RFC 0009 "Maximum wall-clock time in seconds for the
-    entire workflow execution", however it started."""
+class _BudgetIgnoredAtOneStart(_AllAreas):
+    """Enforces the budget ``KIND`` at every start but one: as an agent (``AT = "agent"``) or at
+    a named state (``AT = "state"``)."""
+
+    KIND: ClassVar[str]
+    AT: ClassVar[str]
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        if (agent if self.AT == "agent" else state) is not None:
+            pack = _without_budget(pack, (self.KIND,))
+        return super().start_at(pack, state=state, agent=agent)
+
+
+class WallTimeIgnoredAtAgentStart(_BudgetIgnoredAtOneStart):
+    """Enforces ``max_wall_time_sec`` on a session started at the entry or at a named state,
+    never on one started as an agent (RFC 0011): RFC 0009 "Maximum wall-clock time in seconds
+    for the entire workflow execution", however it started."""
 
     NAME = "wall-time-ignored-at-agent-start"
-
-    def start_at(
-        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
-    ) -> Any:
-        return super().start_at(
-            _without_budget(pack, ("max_wall_time_sec",)), state=state, agent=agent
-        )
+    KIND, AT = "max_wall_time_sec", "agent"
 
 
-class VisitBudgetIgnoredAtAgentStart(_AllAreas):
-    """Enforces ``max_total_visits`` on a session started at the entry, never on one started as
-    an agent or at a state."""
+class WallTimeIgnoredAtStateStart(_BudgetIgnoredAtOneStart):
+    """Enforces ``max_wall_time_sec`` on a session started at the entry or as an agent, never on
+    one started at a named state (``at_state``), as a mutant of the reference did."""
+
+    NAME = "wall-time-ignored-at-state-start"
+    KIND, AT = "max_wall_time_sec", "state"
+
+
+class VisitBudgetIgnoredAtAgentStart(_BudgetIgnoredAtOneStart):
+    """Enforces ``max_total_visits`` on a session started at the entry or at a named state, never
+    on one started as an agent."""
 
     NAME = "visit-budget-ignored-at-agent-start"
+    KIND, AT = "max_total_visits", "agent"
 
-    def start_at(
-        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
-    ) -> Any:
-        return super().start_at(
-            _without_budget(pack, ("max_total_visits",)), state=state, agent=agent
-        )
+
+class VisitBudgetIgnoredAtStateStart(_BudgetIgnoredAtOneStart):
+    """Enforces ``max_total_visits`` on a session started at the entry or as an agent, never on
+    one started at a named state."""
+
+    NAME = "visit-budget-ignored-at-state-start"
+    KIND, AT = "max_total_visits", "state"
 
 
 class ToolCallsIgnoredBesideOtherLimits(_AllAreas):
@@ -863,6 +883,8 @@ def _extension_pointers(value: Any, where: str = "") -> list[str]:
 CONTEXT_BUGS = {
     "WallTimeIgnoredAtAgentStart": ("state-agents", "start:agent"),
     "VisitBudgetIgnoredAtAgentStart": ("state-agents", "start:agent"),
+    "WallTimeIgnoredAtStateStart": ("state-agents", "start:state"),
+    "VisitBudgetIgnoredAtStateStart": ("state-agents", "start:state"),
     "ToolCallsIgnoredBesideOtherLimits": ("loops", "budget:all"),
     "EndedByMaxVisitsTakesAgentEvents": ("loops", "source:agent"),
     "AgentRedirectTargetUncounted": ("loops", "source:agent"),
