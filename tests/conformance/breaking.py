@@ -29,7 +29,7 @@ The fakes of :data:`CONTEXT_BUGS` each break one statement in one context only (
 a budget ignored at an agent start, at a start at a named state or beside another budget kind,
 an agent's event taken after a visit guard ended the workflow, an agent's redirect target not
 counted, the agent given the turn by a host event, extensions refused at an agent start or, on a
-parallel branch, at load.
+parallel branch, at load, an agent step's loop left unbounded in a parallel block.
 """
 
 from __future__ import annotations
@@ -863,6 +863,27 @@ class RefusesExtensionsAtLoad(_AllAreas):
         super().load(pack)
 
 
+class MaxStepsIgnoredInParallel(_AllAreas):
+    """Bounds an agent step's loop by ``termination.max_steps`` in sequence, never when the step
+    is a branch of a parallel block: RFC 0010 "AgentStep (kind: "agent") — a bounded LLM-tool
+    loop", wherever the step stands."""
+
+    NAME = "max-steps-ignored-in-parallel"
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        document = json.loads(json.dumps(pack.document))
+        for composition in (document.get("compositions") or {}).values():
+            for step in composition.get("steps") or []:
+                for branch in step.get("branches") or [] if step.get("kind") == "parallel" else []:
+                    termination = branch.get("termination")
+                    if branch.get("kind") == "agent" and isinstance(termination, dict):
+                        termination["max_steps"] = 1_000
+        unbounded = PackInput(json.dumps(document), "json", document, pack.source)
+        return super().run_composition(unbounded, name, input, mocks)
+
+
 def _extension_pointers(value: Any, where: str = "") -> list[str]:
     """The JSON pointer of every ``extensions`` member of a pack, wherever it stands (never
     looking inside one)."""
@@ -891,6 +912,7 @@ CONTEXT_BUGS = {
     "HostEventFromInternalGivesAgentTurn": ("control", "orchestration:external"),
     "RefusesExtensionsAtAgentStart": ("state-agents", "start:agent"),
     "RefusesExtensionsAtLoad": ("extensions", "check:load"),
+    "MaxStepsIgnoredInParallel": ("compositions", "step:parallel"),
 }
 """The fakes breaking a statement in one context only (R16): each with the area that loses a
 level, and the context every case part it fails at MUST exercises."""

@@ -194,6 +194,11 @@ def test_a_family_with_every_reason_loads(tmp_path: Path) -> None:
         ),
         ("workflow.load.extensions-everywhere", "load", {"check:load"}),
         (
+            "compositions.agent.in-parallel",
+            "bounded-loop",
+            {"step:parallel"},
+        ),
+        (
             "compositions.execution.parallel-append",
             "three-branches",
             {"step:parallel"},
