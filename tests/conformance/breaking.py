@@ -29,7 +29,8 @@ The fakes of :data:`CONTEXT_BUGS` each break one statement in one context only (
 a budget ignored at an agent start, at a start at a named state or beside another budget kind,
 an agent's event taken after a visit guard ended the workflow, an agent's redirect target not
 counted, the agent given the turn by a host event, extensions refused at an agent start or, on a
-parallel branch, at load, an agent step's loop left unbounded in a parallel block.
+parallel branch, at load, an agent step's loop left unbounded and a prompt step's tool calls run
+in a parallel block.
 """
 
 from __future__ import annotations
@@ -884,6 +885,30 @@ class MaxStepsIgnoredInParallel(_AllAreas):
         return super().run_composition(unbounded, name, input, mocks)
 
 
+class PromptBranchRunsToolCalls(_AllAreas):
+    """Runs the tool calls a prompt step's model answer asks for when the step is a branch of a
+    parallel block (each call takes the tool's next answer), never in sequence: RFC 0010 a prompt
+    step is "a one-shot LLM invocation ... No tool calls", wherever the step stands."""
+
+    NAME = "prompt-branch-runs-tool-calls"
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        steps = ((pack.document or {}).get("compositions") or {}).get(name, {}).get("steps")
+        changed = json.loads(json.dumps(mocks))
+        for step in steps if isinstance(steps, list) else []:
+            for branch in step.get("branches") or [] if step.get("kind") == "parallel" else []:
+                answers = changed.get(branch.get("id")) if branch.get("kind") == "prompt" else None
+                first = answers[0] if isinstance(answers, list) and answers else None
+                calls = first.pop("tool_calls", None) if isinstance(first, dict) else None
+                for call in calls if isinstance(calls, list) else []:
+                    tool = changed.get(call.get("tool"))
+                    if isinstance(tool, list) and tool:
+                        tool.pop(0)  # the tool ran, and took its answer
+        return super().run_composition(pack, name, input, changed)
+
+
 def _extension_pointers(value: Any, where: str = "") -> list[str]:
     """The JSON pointer of every ``extensions`` member of a pack, wherever it stands (never
     looking inside one)."""
@@ -913,6 +938,7 @@ CONTEXT_BUGS = {
     "RefusesExtensionsAtAgentStart": ("state-agents", "start:agent"),
     "RefusesExtensionsAtLoad": ("extensions", "check:load"),
     "MaxStepsIgnoredInParallel": ("compositions", "step:parallel"),
+    "PromptBranchRunsToolCalls": ("compositions", "step:parallel"),
 }
 """The fakes breaking a statement in one context only (R16): each with the area that loses a
 level, and the context every case part it fails at MUST exercises."""
