@@ -9,7 +9,8 @@ checks, each tagged MUST, SHOULD or MAY (SEMANTICS section 0), and ends:
 - ``failed``: a check at the case's requirement failed: the runtime did something else;
 - ``errored``: the adapter raised or broke the adapter interface (or, said so plainly, the kit
   itself failed);
-- ``skipped``: the adapter said ``Unsupported``;
+- ``skipped``: the adapter said ``Unsupported``, or refused a start at a named state that the
+  case expects to start (the kit's adapter contract: the part's checks then weigh MAY);
 - ``timeout``: the part ran past its time limit;
 - ``flaky``: run several times (``repeat``), a MUST check did not end the same way every time,
   or a run stopped before judging while another did not (R5). A part whose MUST checks agree
@@ -247,6 +248,8 @@ class Runner:
             checks = self.guard.within(lambda: _judge_part(case, part, self.guard, scripted))
         except Unsupported as unsupported:
             outcome, message = "skipped", f"unsupported by the runtime: {unsupported.reason}"
+            if isinstance(unsupported, _NoStartAtState):
+                planned = _at_state_checks(planned)
         except AdapterGaveUp:
             raise  # the run cannot go on; the caller stops it and keeps what it has
         except AdapterFault as fault:
@@ -604,21 +607,6 @@ class _Script:
         )
         return (main, *details)
 
-    def not_started(self, refusal: _NoStartAtState) -> tuple[Check, ...]:
-        """The scenario's checks when the runtime does not start at its named state: starting
-        at any named state is the kit's adapter contract (:data:`START_AT_STATE`, MAY), so
-        nothing the scenario asserts after the start is judged above MAY; a runtime that
-        starts there is held to every check at its own requirement."""
-        failure = self.fail(
-            f"{refusal}; starting at a named state is the kit's adapter contract "
-            f"({START_AT_STATE}, MAY), so the scenario was not run",
-            START,
-        )
-        return tuple(
-            replace(check, requirement="MAY", statements=(START_AT_STATE,))
-            for check in self.checks(failure)
-        )
-
     def place(self, message: str, step: int | None) -> str:
         case, scenario = self.case, self.scenario
         pointer = scenario.pointer
@@ -709,8 +697,6 @@ def _run_calls(
                 script.judge_details(final, None if found is None else Miss(f"final: {found}"))
             if mismatch:
                 raise script.fail(f"final: {mismatch}", len(scenario.steps) + 1, mismatch)
-    except _NoStartAtState as refusal:
-        return script.not_started(refusal)
     except _Failure as failure:
         return script.checks(failure)
     except PackRejected as refusal:
@@ -766,10 +752,21 @@ START_AT_STATE = "kit.pick.start-at-state"
 """The statement of a start at any named state (``at_state``): the kit's adapter contract, as
 RFC 0011 starts a session at a state only as an agent backed by it."""
 
+_PICK = (
+    f"starting at a named state is the kit's adapter contract ({START_AT_STATE}, MAY), so the "
+    "scenario's checks weigh MAY"
+)
 
-class _NoStartAtState(Exception):
-    """The runtime refused, or does not offer, a start at a named state the case did not
-    expect it to refuse."""
+
+def _at_state_checks(checks: Iterable[Check]) -> tuple[Check, ...]:
+    """The checks of a scenario the runtime did not start at its named state: each at MAY,
+    resting on :data:`START_AT_STATE` alone (never passed: the part is skipped)."""
+    return tuple(replace(c, requirement="MAY", statements=(START_AT_STATE,)) for c in checks)
+
+
+class _NoStartAtState(Unsupported):
+    """The runtime refused, or does not offer, a start at a named state the case did not expect
+    it to refuse: the part is skipped, and its checks weigh MAY (:func:`_at_state_checks`)."""
 
 
 def _start(script: _Script, guard: Guard, context: Context) -> bool:
@@ -799,11 +796,11 @@ def _start(script: _Script, guard: Guard, context: Context) -> bool:
     except Unsupported as unsupported:
         if scenario.start_state is None or wanted:
             raise
-        raise _NoStartAtState(f"the runtime does not start {how}: {unsupported.reason}") from None
+        raise _NoStartAtState(f"{unsupported.reason} ({how}: {_PICK})") from None
     except Rejected as rejection:
         if scenario.start_state is not None and not wanted:
             raise _NoStartAtState(
-                f"the session refused to start {how} with {describe_rejection(rejection)}"
+                f"the session refused to start {how} with {describe_rejection(rejection)} ({_PICK})"
             ) from None
         if wanted:
             right = rejection.code in wanted
