@@ -58,12 +58,12 @@ CONTEXTS: tuple[str, ...] = tuple(
 )
 """Every context, ``dimension:value``, in report order."""
 
-NEVER_REQUIRED: Mapping[str, str] = {
-    "start:state": "starting a session at any named state is the kit's adapter contract "
-    "(kit.pick.start-at-state), which no RFC defines: RFC 0011 starts a session at a state as "
-    "an agent backed by it (start:agent), so no MUST check can rest on it",
-}
-"""Contexts no MUST check can be asked to exercise, and why."""
+NEVER_REQUIRED: Mapping[str, str] = {}
+"""Contexts no MUST check can be asked to exercise, and why: none. A start at a named state
+(``start:state``) is the kit's adapter contract (``kit.pick.start-at-state``), yet a MUST check
+can exercise it: a runtime that refuses or does not offer that start is judged at MAY only
+(:mod:`conformance._judging.runner`), one that starts there at the statement's own
+requirement."""
 
 SUBFOLDER = "contexts"
 """The folder under a catalog's ``statements/`` that holds the context tables."""
@@ -86,7 +86,7 @@ class StatementContexts:
         applies: dimension -> the values in which the catalog must exercise the statement.
         not_applicable: dimension -> why the statement does not vary along it.
         left_out: dimension -> why the values of an applying dimension that ``applies`` does
-            not list do not apply (``start:state`` never needs a reason: :data:`NEVER_REQUIRED`).
+            not list do not apply (a context of :data:`NEVER_REQUIRED` never needs one).
     """
 
     statement: str

@@ -3,7 +3,9 @@
 A testable MUST statement that some scenario's MUST check cites is an *execution statement*;
 the context table (``cases/statements/contexts/``) says in which contexts it applies and why
 the other dimensions do not. A statement is *fully covered* when a MUST check citing it
-exercises each context it applies in (one context at a time, not every combination); *missing*
+exercises each context it applies in (one context at a time, not every combination: R16 names
+the contexts one by one, and the one combination it names, the budget kinds together, is a
+context of its own, ``budget:all``); *missing*
 lists those no MUST check exercises; *undeclared* is an execution statement the table does not
 list, which is a gap of the table itself. Spec editors read it beside the citation coverage of
 :mod:`conformance._judging.coverage` (``ppconf coverage``).

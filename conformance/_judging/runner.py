@@ -9,7 +9,8 @@ checks, each tagged MUST, SHOULD or MAY (SEMANTICS section 0), and ends:
 - ``failed``: a check at the case's requirement failed: the runtime did something else;
 - ``errored``: the adapter raised or broke the adapter interface (or, said so plainly, the kit
   itself failed);
-- ``skipped``: the adapter said ``Unsupported``;
+- ``skipped``: the adapter said ``Unsupported``, or refused a start at a named state that the
+  case expects to start (the kit's adapter contract: the part's checks then weigh MAY);
 - ``timeout``: the part ran past its time limit;
 - ``flaky``: run several times (``repeat``), a MUST check did not end the same way every time,
   or a run stopped before judging while another did not (R5). A part whose MUST checks agree
@@ -247,6 +248,8 @@ class Runner:
             checks = self.guard.within(lambda: _judge_part(case, part, self.guard, scripted))
         except Unsupported as unsupported:
             outcome, message = "skipped", f"unsupported by the runtime: {unsupported.reason}"
+            if isinstance(unsupported, _NoStartAtState):
+                planned = _at_state_checks(planned)
         except AdapterGaveUp:
             raise  # the run cannot go on; the caller stops it and keeps what it has
         except AdapterFault as fault:
@@ -745,11 +748,37 @@ def _start_of(scenario: Scenario) -> dict[str, str]:
     return start
 
 
+START_AT_STATE = "kit.pick.start-at-state"
+"""The statement of a start at any named state (``at_state``): the kit's adapter contract, as
+RFC 0011 starts a session at a state only as an agent backed by it."""
+
+_PICK = (
+    f"starting at a named state is the kit's adapter contract ({START_AT_STATE}, MAY), so the "
+    "scenario's checks weigh MAY"
+)
+
+
+def _at_state_checks(checks: Iterable[Check]) -> tuple[Check, ...]:
+    """The checks of a scenario the runtime did not start at its named state: each at MAY,
+    resting on :data:`START_AT_STATE` alone (never passed: the part is skipped)."""
+    return tuple(replace(c, requirement="MAY", statements=(START_AT_STATE,)) for c in checks)
+
+
+class _NoStartAtState(Unsupported):
+    """The runtime refused, or does not offer, a start at a named state the case did not expect
+    it to refuse: the part is skipped, and its checks weigh MAY (:func:`_at_state_checks`)."""
+
+
 def _start(script: _Script, guard: Guard, context: Context) -> bool:
     """Start the scenario's session; ``False`` when it is refused as the case expects.
 
     A refusal is judged in two checks (R9): that the start was refused (the scenario's), and
-    with which code (a code check of its own, never stronger than the code's statement)."""
+    with which code (a code check of its own, never stronger than the code's statement).
+
+    Raises:
+        _NoStartAtState: a start at a named state was refused or is unsupported, and the case
+            expected it to start.
+    """
     scenario = script.scenario
     wanted = scenario.start_rejection
     how = (
@@ -764,7 +793,15 @@ def _start(script: _Script, guard: Guard, context: Context) -> bool:
         context.session = guard.start(
             script.case.pack, state=scenario.start_state, agent=scenario.start_agent
         )
+    except Unsupported as unsupported:
+        if scenario.start_state is None or wanted:
+            raise
+        raise _NoStartAtState(f"{unsupported.reason} ({how}: {_PICK})") from None
     except Rejected as rejection:
+        if scenario.start_state is not None and not wanted:
+            raise _NoStartAtState(
+                f"the session refused to start {how} with {describe_rejection(rejection)} ({_PICK})"
+            ) from None
         if wanted:
             right = rejection.code in wanted
             script.judge_details(

@@ -43,12 +43,16 @@ Each wraps the reference adapter and changes one thing SEMANTICS section 0 leave
                                 of its own, at every start and from every source (R9, R12)
 ``OtherTestExtensions``         defines the kit's test extensions otherwise (``ppconf.upper``
                                 lower-cases): the kit's pick, MAY; a strict run fails it
-``FailsAtMaxSteps``             fails an agent step reaching ``max_steps`` (the kit's pick: it
-                                completes, MAY)
+``FailsAtMaxSteps``             fails an agent step reaching ``max_steps``, in sequence or in a
+                                parallel block (the kit's pick: it completes, MAY)
 ``FewerAttempts``               makes one attempt fewer than ``retry.max_attempts`` allows (R18)
 ``ListsDeclaredEvents``         lists the events the current state declares as available, at a
                                 terminal state and after the workflow ended too, as PromptKit's
                                 ``AvailableEvents`` does (the list is the kit's pick, MAY)
+``StartsOnlyAsAgents``          refuses every start at a named state, starting only at the entry
+                                and as an agent (RFC 0011; kit.pick.start-at-state, MAY)
+``NoStartAtState``              says a start at a named state is unsupported (the same choice
+                                through ``Unsupported``)
 =============================  ====================================================================
 """
 
@@ -60,7 +64,7 @@ from typing import Any
 
 from fakes import SessionWrapper, WrapsSessions, workflow_of
 
-from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected
+from conformance import Capabilities, PackInput, ReferenceAdapter, Rejected, Unsupported
 from conformance._basics.contract import KIT_LINTS
 from conformance._catalog.codes import ERRORS
 from reference import Extensions
@@ -514,6 +518,34 @@ class OneCodeForRefusedStarts(Variant):
             raise Rejected(self.CODE, message=str(refused)) from None
 
 
+class StartsOnlyAsAgents(Variant):
+    """Refuses a start at a named state (``at_state``) that is not an agent start: RFC 0011
+    starts a session at a state only as an agent backed by it, and starting at any named state
+    is the kit's adapter contract (kit.pick.start-at-state, MAY)."""
+
+    NAME = "starts-only-as-agents"
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        if state is not None:
+            raise Rejected("start-state-unsupported", message="this runtime starts as agents")
+        return super().start_at(pack, state=state, agent=agent)
+
+
+class NoStartAtState(Variant):
+    """The same choice as :class:`StartsOnlyAsAgents`, said as ``Unsupported``."""
+
+    NAME = "no-start-at-state"
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        if state is not None:
+            raise Unsupported("this runtime does not start at a named state")
+        return super().start_at(pack, state=state, agent=agent)
+
+
 class NoRetries(_RunsAnotherPack):
     """Runs every composition step once: ``retry`` is declared, and what it does is the
     runtime's ("Modifier semantics are runtime-defined", R18). Validation still reads the
@@ -795,9 +827,43 @@ def _not_run(trace: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _at_max_steps(step: Mapping[str, Any]) -> bool:
+    return step.get("status") == "completed" and step.get("exit") == "max_steps"
+
+
+def _failing_at_max_steps(step: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A top-level trace entry as a runtime failing an agent step at ``max_steps`` shows it: the
+    step itself, or a parallel block one of whose branches reached it (its siblings as run);
+    ``None`` when neither did."""
+    if _at_max_steps(step):
+        return _failed_at_max_steps(step)
+    members = step.get("members")
+    if step.get("kind") != "parallel" or not isinstance(members, list):
+        return None
+    failing = [m["step"] for m in members if isinstance(m, Mapping) and _at_max_steps(m)]
+    if not failing:
+        return None
+    error = {
+        "code": "parallel-branch-failed",
+        "message": f"branches failed: {', '.join(failing)} (agent-max-steps)",
+        "step": step["step"],
+    }
+    return {
+        **{k: v for k, v in step.items() if k != "output"},
+        "status": "failed",
+        "output": None,
+        "error": error,
+        "members": [
+            _failed_at_max_steps(m) if isinstance(m, Mapping) and _at_max_steps(m) else m
+            for m in members
+        ],
+    }
+
+
 class FailsAtMaxSteps(Variant):
     """Fails a composition's agent step that reaches ``max_steps`` rounds without its
-    termination tool, and so the run (the steps after it are not run). RFC 0010 names
+    termination tool, in sequence or as a branch of a parallel block (which then fails, its
+    other branches run), and so the run (the steps after it are not run). RFC 0010 names
     ``max_steps`` as the loop's exit, not how the step ends: completing is the kit's pick
     (kit.pick.agent-max-steps-completes, MAY), so every level holds."""
 
@@ -809,13 +875,14 @@ class FailsAtMaxSteps(Variant):
         result = dict(super().run_composition(pack, name, input, mocks))
         trace = list(result.get("trace") or [])
         for index, step in enumerate(trace):
-            if step.get("status") == "completed" and step.get("exit") == "max_steps":
-                error = _failed_at_max_steps(step)["error"]
+            failed_step = _failing_at_max_steps(step)
+            if failed_step is not None:
                 trace = [
                     *trace[:index],
-                    _failed_at_max_steps(step),
+                    failed_step,
                     *(_not_run(later) for later in trace[index + 1 :]),
                 ]
+                error = failed_step["error"]
                 failed = {"status": "failed", "output": None, "error": error, "trace": trace}
                 return {**result, **failed}
         return result

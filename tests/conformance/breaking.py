@@ -26,9 +26,11 @@ switched on in :mod:`mini_runtime`, a runtime written apart from the reference
 =============================  ====================================================================
 
 The fakes of :data:`CONTEXT_BUGS` each break one statement in one context only (SEMANTICS R16):
-a budget ignored at an agent start or beside another budget kind, an agent's event taken after a
-visit guard ended the workflow, an agent's redirect target not counted, the agent given the turn
-by a host event, extensions refused at an agent start or, on a parallel branch, at load.
+a budget ignored at an agent start, at a start at a named state or beside another budget kind,
+an agent's event taken after a visit guard ended the workflow, an agent's redirect target not
+counted, the agent given the turn by a host event, extensions refused at an agent start or, on a
+parallel branch, at load, an agent step's loop left unbounded and a prompt step's tool calls run
+in a parallel block.
 """
 
 from __future__ import annotations
@@ -641,33 +643,52 @@ def _without_budget(pack: PackInput, kinds: Sequence[str]) -> PackInput:
     return PackInput(json.dumps(document), "json", document, pack.source)
 
 
-class WallTimeIgnoredAtAgentStart(_AllAreas):
-    """Enforces ``max_wall_time_sec`` on a session started at the entry, never on one started
-    as an agent (RFC 0011) or at a state: RFC 0009 "Maximum wall-clock time in seconds for the
-    entire workflow execution", however it started."""
+class _BudgetIgnoredAtOneStart(_AllAreas):
+    """Enforces the budget ``KIND`` at every start but one: as an agent (``AT = "agent"``) or at
+    a named state (``AT = "state"``)."""
+
+    KIND: ClassVar[str]
+    AT: ClassVar[str]
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        if (agent if self.AT == "agent" else state) is not None:
+            pack = _without_budget(pack, (self.KIND,))
+        return super().start_at(pack, state=state, agent=agent)
+
+
+class WallTimeIgnoredAtAgentStart(_BudgetIgnoredAtOneStart):
+    """Enforces ``max_wall_time_sec`` on a session started at the entry or at a named state,
+    never on one started as an agent (RFC 0011): RFC 0009 "Maximum wall-clock time in seconds
+    for the entire workflow execution", however it started."""
 
     NAME = "wall-time-ignored-at-agent-start"
-
-    def start_at(
-        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
-    ) -> Any:
-        return super().start_at(
-            _without_budget(pack, ("max_wall_time_sec",)), state=state, agent=agent
-        )
+    KIND, AT = "max_wall_time_sec", "agent"
 
 
-class VisitBudgetIgnoredAtAgentStart(_AllAreas):
-    """Enforces ``max_total_visits`` on a session started at the entry, never on one started as
-    an agent or at a state."""
+class WallTimeIgnoredAtStateStart(_BudgetIgnoredAtOneStart):
+    """Enforces ``max_wall_time_sec`` on a session started at the entry or as an agent, never on
+    one started at a named state (``at_state``), as a mutant of the reference did."""
+
+    NAME = "wall-time-ignored-at-state-start"
+    KIND, AT = "max_wall_time_sec", "state"
+
+
+class VisitBudgetIgnoredAtAgentStart(_BudgetIgnoredAtOneStart):
+    """Enforces ``max_total_visits`` on a session started at the entry or at a named state, never
+    on one started as an agent."""
 
     NAME = "visit-budget-ignored-at-agent-start"
+    KIND, AT = "max_total_visits", "agent"
 
-    def start_at(
-        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
-    ) -> Any:
-        return super().start_at(
-            _without_budget(pack, ("max_total_visits",)), state=state, agent=agent
-        )
+
+class VisitBudgetIgnoredAtStateStart(_BudgetIgnoredAtOneStart):
+    """Enforces ``max_total_visits`` on a session started at the entry or as an agent, never on
+    one started at a named state."""
+
+    NAME = "visit-budget-ignored-at-state-start"
+    KIND, AT = "max_total_visits", "state"
 
 
 class ToolCallsIgnoredBesideOtherLimits(_AllAreas):
@@ -843,6 +864,51 @@ class RefusesExtensionsAtLoad(_AllAreas):
         super().load(pack)
 
 
+class MaxStepsIgnoredInParallel(_AllAreas):
+    """Bounds an agent step's loop by ``termination.max_steps`` in sequence, never when the step
+    is a branch of a parallel block: RFC 0010 "AgentStep (kind: "agent") — a bounded LLM-tool
+    loop", wherever the step stands."""
+
+    NAME = "max-steps-ignored-in-parallel"
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        document = json.loads(json.dumps(pack.document))
+        for composition in (document.get("compositions") or {}).values():
+            for step in composition.get("steps") or []:
+                for branch in step.get("branches") or [] if step.get("kind") == "parallel" else []:
+                    termination = branch.get("termination")
+                    if branch.get("kind") == "agent" and isinstance(termination, dict):
+                        termination["max_steps"] = 1_000
+        unbounded = PackInput(json.dumps(document), "json", document, pack.source)
+        return super().run_composition(unbounded, name, input, mocks)
+
+
+class PromptBranchRunsToolCalls(_AllAreas):
+    """Runs the tool calls a prompt step's model answer asks for when the step is a branch of a
+    parallel block (each call takes the tool's next answer), never in sequence: RFC 0010 a prompt
+    step is "a one-shot LLM invocation ... No tool calls", wherever the step stands."""
+
+    NAME = "prompt-branch-runs-tool-calls"
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        steps = ((pack.document or {}).get("compositions") or {}).get(name, {}).get("steps")
+        changed = json.loads(json.dumps(mocks))
+        for step in steps if isinstance(steps, list) else []:
+            for branch in step.get("branches") or [] if step.get("kind") == "parallel" else []:
+                answers = changed.get(branch.get("id")) if branch.get("kind") == "prompt" else None
+                first = answers[0] if isinstance(answers, list) and answers else None
+                calls = first.pop("tool_calls", None) if isinstance(first, dict) else None
+                for call in calls if isinstance(calls, list) else []:
+                    tool = changed.get(call.get("tool"))
+                    if isinstance(tool, list) and tool:
+                        tool.pop(0)  # the tool ran, and took its answer
+        return super().run_composition(pack, name, input, changed)
+
+
 def _extension_pointers(value: Any, where: str = "") -> list[str]:
     """The JSON pointer of every ``extensions`` member of a pack, wherever it stands (never
     looking inside one)."""
@@ -863,12 +929,16 @@ def _extension_pointers(value: Any, where: str = "") -> list[str]:
 CONTEXT_BUGS = {
     "WallTimeIgnoredAtAgentStart": ("state-agents", "start:agent"),
     "VisitBudgetIgnoredAtAgentStart": ("state-agents", "start:agent"),
+    "WallTimeIgnoredAtStateStart": ("state-agents", "start:state"),
+    "VisitBudgetIgnoredAtStateStart": ("state-agents", "start:state"),
     "ToolCallsIgnoredBesideOtherLimits": ("loops", "budget:all"),
     "EndedByMaxVisitsTakesAgentEvents": ("loops", "source:agent"),
     "AgentRedirectTargetUncounted": ("loops", "source:agent"),
     "HostEventFromInternalGivesAgentTurn": ("control", "orchestration:external"),
     "RefusesExtensionsAtAgentStart": ("state-agents", "start:agent"),
     "RefusesExtensionsAtLoad": ("extensions", "check:load"),
+    "MaxStepsIgnoredInParallel": ("compositions", "step:parallel"),
+    "PromptBranchRunsToolCalls": ("compositions", "step:parallel"),
 }
 """The fakes breaking a statement in one context only (R16): each with the area that loses a
 level, and the context every case part it fails at MUST exercises."""

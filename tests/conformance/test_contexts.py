@@ -81,6 +81,15 @@ def test_the_table_lists_only_testable_must_statements_of_the_registry(catalog: 
     assert weaker == []
 
 
+def test_a_start_at_a_named_state_is_asked_for_wherever_an_agent_start_is() -> None:
+    """No RFC restricts a statement that holds at an agent start to the starts the RFCs name,
+    and a runtime may handle a start at a named state apart (R16): nothing exempts it."""
+    assert NEVER_REQUIRED == {}
+    for entry in load_context_table().entries.values():
+        starts = entry.applies.get("start", ())
+        assert "agent" not in starts or "state" in starts or "entry" not in starts, entry
+
+
 def test_every_dimension_of_every_entry_applies_or_says_why() -> None:
     for entry in load_context_table().entries.values():
         assert set(entry.applies) | set(entry.not_applicable) == set(DIMENSIONS), entry
@@ -92,7 +101,7 @@ families:
   - name: a family
     statements: [RFC0009.def.WorkflowBudget.3]
     applies:
-      start: [entry, agent]
+      start: [entry, state, agent]
 {more}"""
 
 ALL_REASONS = """\
@@ -117,11 +126,11 @@ def write_table(tmp_path: Path, text: str) -> Path:
     [
         (TABLE.format(more=""), "says nothing of dimension 'source'"),
         (
-            TABLE.format(more=ALL_REASONS).replace("start: [entry, agent]", "start: [entry]"),
-            "applies in start entry but not agent: say why",
+            TABLE.format(more=ALL_REASONS).replace("[entry, state, agent]", "[entry, agent]"),
+            "applies in start entry, agent but not state: say why",
         ),
         (
-            TABLE.format(more=ALL_REASONS).replace("[entry, agent]", "[entry, somewhere]"),
+            TABLE.format(more=ALL_REASONS).replace("state, agent]", "somewhere, agent]"),
             "field /families/0/applies/start/1",
         ),
     ],
@@ -153,7 +162,7 @@ def test_a_family_with_every_reason_loads(tmp_path: Path) -> None:
     )
     table = load_context_table(write_table(tmp_path, text))
     entry = table.entries["RFC0000.not-in-the-built-in-table"]
-    assert entry.required == ("start:entry", "start:agent")
+    assert entry.required == ("start:entry", "start:state", "start:agent")
     assert entry.not_applicable["budget"] == "budgets are another family"
 
 
@@ -169,6 +178,11 @@ def test_a_family_with_every_reason_loads(tmp_path: Path) -> None:
             {"start:agent", "source:agent", "budget:max_wall_time_sec", "orchestration:internal"},
         ),
         (
+            "state-agents.execution.state-start-wall-time",
+            "state-start-agent-event",
+            {"start:state", "source:agent", "budget:max_wall_time_sec", "orchestration:internal"},
+        ),
+        (
             "loops.budget.all-kinds-agent-events",
             "wall-time-first-entry-start",
             {"start:entry", "source:host", "budget:all", "orchestration:internal"},
@@ -179,6 +193,11 @@ def test_a_family_with_every_reason_loads(tmp_path: Path) -> None:
             {"start:entry", "source:agent", "orchestration:hybrid", "orchestration:internal"},
         ),
         ("workflow.load.extensions-everywhere", "load", {"check:load"}),
+        (
+            "compositions.agent.in-parallel",
+            "bounded-loop",
+            {"step:parallel"},
+        ),
         (
             "compositions.execution.parallel-append",
             "three-branches",

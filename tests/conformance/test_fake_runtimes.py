@@ -515,7 +515,10 @@ ALLOWED_VARIANTS = (
     "FailsAtMaxSteps",
     "FewerAttempts",
     "ListsDeclaredEvents",
+    "StartsOnlyAsAgents",
+    "NoStartAtState",
 )
+NO_START_AT_STATE = ("StartsOnlyAsAgents", "NoStartAtState")
 BREAKING = (
     *breaking.SESSION_BUGS,
     "AcceptsEverything",
@@ -557,9 +560,25 @@ def test_an_rfc_allowed_variant_keeps_the_reference_levels(name: str, catalog: C
         reference.headline,
         reference.headline_areas,
     )
-    assert [a.must for a in levels.areas] == [a.must for a in reference.areas]
     failing_must = [v.id for v in verdicts(results) if not v.checks.get("MUST", True)]
     assert failing_must == []
+    if name not in NO_START_AT_STATE:
+        assert [a.must for a in levels.areas] == [a.must for a in reference.areas]
+        return
+    # Starting at a named state is the kit's adapter contract (kit.pick.start-at-state): the
+    # MUST cases whose every scenario starts there are judged at MAY only, and no others.
+    _, judged = measured("conformance:ReferenceAdapter", catalog)
+    unjudged = {v.id for v in verdicts(judged) if "MUST" in v.checks} - {
+        v.id for v in verdicts(results) if "MUST" in v.checks
+    }
+    by_id = {case.id: case for case in catalog.cases}
+    assert unjudged
+    assert all(
+        by_id[case].load is None
+        and by_id[case].validation is None
+        and all(s.start_state is not None for s in by_id[case].scenarios)
+        for case in unjudged
+    )
 
 
 @pytest.mark.usefixtures("fakes_importable")

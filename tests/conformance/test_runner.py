@@ -662,6 +662,74 @@ def test_a_refusal_to_start_with_the_wrong_code_shows_both(make_case: Callable[.
     assert "unknown-event" in check.message
 
 
+AT_STATE_BODY = """\
+scenarios:
+  - name: at-review
+    start: {at_state: review}
+    final: {state: review, status: completed}
+"""
+
+
+class NoStartAtState(Delegate):
+    """Starts at the entry and as an agent, never at a named state: refused, or not offered."""
+
+    def __init__(self, unsupported: bool) -> None:
+        super().__init__()
+        self.unsupported = unsupported
+
+    def start_at(
+        self, pack: PackInput, *, state: str | None = None, agent: str | None = None
+    ) -> Any:
+        if state is not None and self.unsupported:
+            raise Unsupported("no start at a named state")
+        if state is not None:
+            raise Rejected("start-unsupported")
+        return super().start_at(pack, state=state, agent=agent)
+
+
+@pytest.mark.parametrize("unsupported", [False, True])
+def test_a_start_at_a_named_state_refused_is_judged_at_may_only(
+    make_case: Callable[..., Case], unsupported: bool
+) -> None:
+    """Starting at any named state is the kit's adapter contract (kit.pick.start-at-state): a
+    runtime that refuses it, or does not offer it, has the part skipped (never passed) with its
+    checks at MAY, so no level is lost; one that starts there is held to the case at MUST."""
+    case = make_case(body=AT_STATE_BODY)
+    part = only_part(Runner(NoStartAtState(unsupported)).run(case))
+    assert part.outcome == "skipped"
+    cause = (
+        "no start at a named state (at state 'review': "
+        if unsupported
+        else "the session refused to start at state 'review' with start-unsupported ("
+    )
+    pick = "starting at a named state is the kit's adapter contract (kit.pick.start-at-state, MAY)"
+    assert part.message.startswith(f"unsupported by the runtime: {cause}{pick}")
+    (check,) = part.checks
+    assert (check.id, check.requirement, check.passed) == ("scenario", "MAY", False)
+    assert check.statements == ("kit.pick.start-at-state",)
+    started = only_part(Runner(ReferenceAdapter()).run(case))
+    assert started.outcome == "passed"
+    assert [(c.requirement, c.passed) for c in started.checks] == [("MUST", True)]
+
+
+def test_a_start_at_a_named_state_the_case_expects_refused_is_judged_as_written(
+    make_case: Callable[..., Case],
+) -> None:
+    """A refusal the case asks for is no refusal of the kit's adapter contract: judged as any
+    refusal (R9), the code in a check of its own."""
+    body = """\
+        scenarios:
+          - name: nowhere
+            start: {at_state: nowhere, rejection: start-state-unknown}
+        """
+    case = make_case(body=body)
+    part = only_part(Runner(NoStartAtState(False)).run(case))
+    assert part.outcome == "passed"
+    main, code = part.checks
+    assert (main.id, main.requirement, main.passed) == ("scenario", "MUST", True)
+    assert (code.id, code.passed) == ("start code", False)
+
+
 class PartialTransition(Delegate):
     def start(self, pack: PackInput) -> Any:
         class Session(SessionDelegate):
