@@ -220,10 +220,13 @@ def run(
     whole: bool = False,
 ) -> list[Result]:
     """Judge the chosen mutants not already in ``results_path`` (resuming), and those whose
-    recorded verdict is in ``again`` (survivors, once cases were added), appending each result
-    to it; return the results of every chosen mutant."""
+    recorded verdict is in ``again`` (survivors, once cases were added), in a fixed shuffled
+    order, appending each result to it; return the results of every chosen mutant."""
     known = _read(results_path)
     todo = [m for m in chosen if _key(m) not in known or known[_key(m)]["verdict"] in again]
+    # In a fixed shuffled order: a campaign stopped early has judged a sample spread over the
+    # modules and operators, not the first modules' mutants only.
+    random.Random(0).shuffle(todo)
     campaign = Campaign(jobs, limit, whole=whole)
     try:
         verdict, detail = baseline(campaign)
