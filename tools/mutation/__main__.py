@@ -6,7 +6,8 @@
 
 ``run`` judges each chosen mutant of the five execution and validation modules (all of them by
 default; ``--share`` takes a seeded sample stratified by module and operator) in a fresh
-process, prints a table per module, and exits 1 when a survivor is not explained in
+process, on the catalog cases that execute the changed line (``--whole``: on every case),
+prints a table per module, and exits 1 when a survivor is not explained in
 ``tools/mutation/survivors.yaml``.
 """
 
@@ -39,6 +40,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     running.add_argument("--seed", type=int, default=0)
     running.add_argument("--jobs", type=int, default=2, choices=(1, 2))
     running.add_argument("--limit", type=float, default=60.0, help="seconds per mutant")
+    running.add_argument(
+        "--whole",
+        action="store_true",
+        help="judge each mutant on the whole catalog, not only the cases that execute its line",
+    )
     running.add_argument(
         "--results", type=Path, default=ROOT / ".mutation" / "results.jsonl", help="resumable"
     )
@@ -75,6 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         jobs=args.jobs,
         limit=args.limit,
         again=args.again,
+        whole=args.whole,
         echo=lambda line: print(line, file=sys.stderr, flush=True),
     )
     print(_table(results))

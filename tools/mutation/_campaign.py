@@ -1,4 +1,5 @@
-"""A campaign: mutants chosen, each judged in a fresh process, two at a time, with a limit.
+"""A campaign: mutants chosen, each judged in a fresh process, two at a time, with a limit,
+on the cases that execute its line (:mod:`tools.mutation._coverage`).
 
 Results go to a JSON Lines file, one line per mutant, so a campaign stopped half-way resumes
 where it stopped (a mutant already in the file is not run again, unless its source changed).
@@ -9,9 +10,9 @@ from __future__ import annotations
 import collections
 import functools
 import json
-import os
 import pickle
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from conformance._catalog.cases import load_catalog
+from tools.mutation._coverage import Coverage, fingerprint
 from tools.mutation._mutants import Mutant, mutants
 from tools.mutation._worker import ROOT, source_of
 
-__all__ = ["MODULES", "Campaign", "Result", "baseline", "choose", "run"]
+__all__ = ["MODULES", "Campaign", "Result", "baseline", "choose", "coverage_map", "run"]
 
 MODULES = (
     "reference._workflow.session",
@@ -48,7 +50,8 @@ class Result:
         verdict: ``check`` (a check caught it), ``error`` (only an errored, flaky or crashed
             part did), ``timeout`` (the catalog did not finish within the limit) or
             ``survived``.
-        detail: the first part that caught it (case, part, check, requirement, message).
+        detail: the first part that caught it (case, part, check, requirement, message); for
+            a survivor, ``cases``, how many cases ran (0: no case executes its line).
         seconds: the process's wall time.
     """
 
@@ -98,30 +101,43 @@ class Campaign:
 
     Arguments:
         jobs: processes at a time (at most 2 on a shared machine).
-        limit: seconds a mutant's whole catalog run may take; past it, a timeout kill.
+        limit: seconds a mutant's catalog run may take; past it, a timeout kill.
+        whole: judge each mutant on the whole catalog, not only on the cases that execute
+            its line (slower; the same verdicts, which a test checks).
     """
 
-    def __init__(self, jobs: int = 2, limit: float = 60.0) -> None:
+    def __init__(self, jobs: int = 2, limit: float = 60.0, *, whole: bool = False) -> None:
         self.jobs = jobs
         self.limit = limit
         self._killers: collections.Counter[str] = collections.Counter()
         self._lock = threading.Lock()
-        handle, name = tempfile.mkstemp(prefix="ppconf-mutation-", suffix=".pickle")
-        os.close(handle)
-        self.cases_path = Path(name)
+        self._folder = Path(tempfile.mkdtemp(prefix="ppconf-mutation-"))
+        self.cases_path = self._folder / "cases.pickle"
         self.cases_path.write_bytes(pickle.dumps(tuple(load_catalog().cases)))
+        self.coverage = None if whole else coverage_map(self.cases_path)
 
     def close(self) -> None:
-        self.cases_path.unlink(missing_ok=True)
+        shutil.rmtree(self._folder, ignore_errors=True)
 
     def _first(self) -> list[str]:
         with self._lock:
             return [case for case, _ in self._killers.most_common(40)]
 
     def judge(self, mutant: Mutant | None) -> Result | tuple[str, dict[str, Any]]:
-        """One mutant (``None``: the reference unchanged), in a fresh process."""
+        """One mutant (``None``: the reference unchanged), in a fresh process, on the cases
+        that execute its line; a survivor at once when no case does."""
         command = [sys.executable, "-m", "tools.mutation._worker", str(self.cases_path)]
         command += ["-", "0"] if mutant is None else [mutant.module, str(mutant.index)]
+        selected = None
+        if mutant is not None and self.coverage is not None:
+            selected = self.coverage.select(mutant)
+            if selected == ():
+                detail: dict[str, Any] = {"cases": 0, "message": "no case executes this line"}
+                return Result(mutant, "survived", detail, 0.0)
+            if selected is not None:
+                only = self._folder / f"{mutant.module}-{mutant.index}.json"
+                only.write_text(json.dumps(selected), encoding="utf-8")
+                command += ["--only", str(only)]
         command += self._first()
         started = time.perf_counter()
         try:
@@ -138,6 +154,8 @@ class Campaign:
             else:
                 detail = json.loads(lines[-1])
                 verdict = detail.pop("verdict")
+                if verdict == "survived" and self.coverage is not None:
+                    detail["cases"] = len(self.coverage.cases if selected is None else selected)
         seconds = time.perf_counter() - started
         if verdict == "check" and "case" in detail:
             with self._lock:
@@ -165,6 +183,25 @@ class Campaign:
         return results
 
 
+def coverage_map(cases_path: Path, folder: Path = ROOT / ".mutation") -> Coverage:
+    """Which cases execute which lines of the five modules: read from ``folder`` when recorded
+    for today's sources, else recorded now (one catalog run, traced, in a fresh process)."""
+    key = fingerprint()
+    path = folder / f"coverage-{key[:16]}.json"
+    if path.exists():
+        coverage = Coverage.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        if coverage.key == key:
+            return coverage
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("coverage-*.json"):
+        old.unlink()
+    partial = path.with_suffix(".partial")
+    command = [sys.executable, "-m", "tools.mutation._coverage", str(cases_path), str(partial)]
+    subprocess.run([*command, key, *MODULES], cwd=ROOT, check=True)
+    partial.replace(path)
+    return Coverage.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
 def baseline(campaign: Campaign) -> tuple[str, dict[str, Any]]:
     """The catalog against the unchanged reference: it must survive, or nothing is measured."""
     answer = campaign.judge(None)
@@ -180,13 +217,17 @@ def run(
     limit: float,
     echo: Callable[[str], None],
     again: Sequence[str] = (),
+    whole: bool = False,
 ) -> list[Result]:
     """Judge the chosen mutants not already in ``results_path`` (resuming), and those whose
-    recorded verdict is in ``again`` (survivors, once cases were added), appending each result
-    to it; return the results of every chosen mutant."""
+    recorded verdict is in ``again`` (survivors, once cases were added), in a fixed shuffled
+    order, appending each result to it; return the results of every chosen mutant."""
     known = _read(results_path)
     todo = [m for m in chosen if _key(m) not in known or known[_key(m)]["verdict"] in again]
-    campaign = Campaign(jobs, limit)
+    # In a fixed shuffled order: a campaign stopped early has judged a sample spread over the
+    # modules and operators, not the first modules' mutants only.
+    random.Random(0).shuffle(todo)
+    campaign = Campaign(jobs, limit, whole=whole)
     try:
         verdict, detail = baseline(campaign)
         if verdict != "survived":

@@ -54,6 +54,8 @@ class Mutant:
         description: what changed, for a reader (``< -> <=``).
         repeat: how many mutants before this one have the same module, line, column and
             operator (0 for nearly all).
+        end_line: the last line of the changed node (a multi-line expression or statement);
+            not part of the id.
     """
 
     module: str
@@ -63,6 +65,7 @@ class Mutant:
     operator: str
     description: str
     repeat: int = 0
+    end_line: int = 0
 
     @property
     def id(self) -> str:
@@ -232,6 +235,7 @@ def mutants(module: str, source: str) -> list[Mutant]:
     seen: dict[str, int] = {}
     for index, point in enumerate(_points(tree)):
         node = point.node
+        end = getattr(node, "end_lineno", None)
         mutant = Mutant(
             module,
             index,
@@ -239,6 +243,7 @@ def mutants(module: str, source: str) -> list[Mutant]:
             getattr(node, "col_offset", 0) + point.variant,
             point.operator,
             point.description,
+            end_line=end if isinstance(end, int) else getattr(node, "lineno", 0),
         )
         repeat = seen.get(mutant.id, 0)
         seen[mutant.id] = repeat + 1

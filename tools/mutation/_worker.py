@@ -1,10 +1,13 @@
 """One mutant, in its own process: the catalog run, in-process, against the mutated reference.
 
 Run by :mod:`tools.mutation._campaign` as ``python -m tools.mutation._worker CASES MODULE
-INDEX [FIRST...]``: ``CASES`` is the catalog, pickled once by the campaign (the catalog is
-fixed; only the runtime is mutated), ``MODULE`` and ``INDEX`` name the mutant, and ``FIRST``
-are case ids to run before the others (those that killed earlier mutants, so a kill is found
-sooner; the verdict does not depend on the order). The mutated source is served to the import
+INDEX [--only IDS] [FIRST...]``: ``CASES`` is the catalog, pickled once by the campaign (the
+catalog is fixed; only the runtime is mutated), ``MODULE`` and ``INDEX`` name the mutant,
+``IDS`` a JSON file listing the cases to run (those that execute the mutant's line, see
+:mod:`tools.mutation._coverage`; default every case), and ``FIRST`` are case ids to run before
+the others (those that killed earlier mutants, so a kill is found sooner; the verdict does not
+depend on the order). Each case runs on its own adapter, as when the coverage map was recorded,
+so that no case reuses what another computed. The mutated source is served to the import
 system under the module's own name and file, before anything imports :mod:`reference`, so
 every name bound from the module is the mutant's.
 
@@ -24,7 +27,7 @@ import json
 import pickle
 import sys
 import types
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -77,18 +80,22 @@ def install(module: str, index: int) -> Mutant:
     return mutant
 
 
-def judge(cases: Sequence[Any], first: Sequence[str] = ()) -> dict[str, Any]:
-    """Run the cases against the reference as it now imports, and say what caught it."""
+def judge(
+    cases: Sequence[Any], first: Sequence[str] = (), only: Collection[str] | None = None
+) -> dict[str, Any]:
+    """Run the cases (those in ``only``, when given) against the reference as it now imports,
+    each on its own adapter, and say what caught it."""
     # Imported here, after install(): the kit imports reference, which must be the mutant's.
     from conformance._judging.runner import Runner  # noqa: PLC0415
     from conformance._runtime.reference_adapter import ReferenceAdapter  # noqa: PLC0415
 
     # No part time limit here: a mutant that loops is stopped by the campaign's per-mutant
     # limit, since a thread left spinning would slow every later part.
-    runner = Runner(ReferenceAdapter(), timeout=None)
     order = {case_id: position for position, case_id in enumerate(first)}
+    chosen = [case for case in cases if only is None or case.id in only]
     errored: dict[str, Any] | None = None
-    for case in sorted(cases, key=lambda c: order.get(c.id, len(order))):
+    for case in sorted(chosen, key=lambda c: order.get(c.id, len(order))):
+        runner = Runner(ReferenceAdapter(), timeout=None)
         for part in case.parts:
             result = runner.run_part(case, part)
             if result.outcome in ("passed", "failed"):
@@ -115,16 +122,21 @@ def judge(cases: Sequence[Any], first: Sequence[str] = ()) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``CASES MODULE INDEX [FIRST...]``: judge one mutant, print the verdict as JSON."""
+    """``CASES MODULE INDEX [--only IDS] [FIRST...]``: judge one mutant, print the verdict as
+    JSON."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     cases_path, module, index = arguments[0], arguments[1], int(arguments[2])
     first = arguments[3:]
+    only: frozenset[str] | None = None
+    if first[:1] == ["--only"]:
+        only = frozenset(json.loads(Path(first[1]).read_text(encoding="utf-8")))
+        first = first[2:]
     if module != "-":
         install(module, index)
     with open(cases_path, "rb") as stream:
         cases = pickle.load(stream)
     try:
-        verdict = judge(cases, first)
+        verdict = judge(cases, first, only)
     except BaseException as error:  # the mutant broke the run itself: an error kill
         verdict = {"verdict": "error", "outcome": "crashed", "message": repr(error)[:300]}
     print(json.dumps(verdict, sort_keys=True))
