@@ -76,6 +76,7 @@ __all__ = [
     "RULE_START_AGENT",
     "RULE_START_ENTRY",
     "RULE_START_REFUSED",
+    "RULE_START_STATE",
     "RULE_START_VISIT",
     "RULE_TERMINAL",
     "RULE_TURN",
@@ -118,6 +119,12 @@ RULE_BUDGET_AT_AGENT_START = {
     "max_wall_time_sec": "state-agents.execution.agent-start-wall-time",
 }
 """The same limits in a session started as an agent (SEMANTICS R16: the start's context)."""
+RULE_BUDGET_AT_STATE_START = {
+    "max_total_visits": "state-agents.execution.state-start-total-visits",
+    "max_tool_calls": "state-agents.execution.state-start-tool-calls",
+    "max_wall_time_sec": "state-agents.execution.state-start-wall-time",
+}
+"""The same limits in a session started at a named state (the kit's ``at_state``)."""
 RULE_BUDGET_TOGETHER = "loops.budget.all-kinds-agent-events"
 """A limit reached while other budget kinds are set too."""
 RULE_ENDED_BY_GUARD = "loops.max-visits.agent-events"
@@ -137,6 +144,8 @@ RULE_VALID = {
     "providers": "providers.validation.prompt-provider-declared-shorthand",
 }
 RULE_START_AGENT = "state-agents.execution.start-as-agent"
+RULE_START_STATE = "state-agents.execution.state-start-every-mode"
+"""A session started at a named state moves on from there (the kit's ``at_state``)."""
 RULE_START_VISIT = "state-agents.execution.start-at-state-counts-visit"
 RULE_START_REFUSED = {"agent-unknown": "state-agents.execution.agent-unknown"}
 RULE_START_AGENT_EXTENSIONS = "state-agents.execution.agent-start-extensions"
@@ -178,6 +187,7 @@ RULES = (
     RULE_CHAIN_CYCLE,
     *RULE_BUDGET.values(),
     *RULE_BUDGET_AT_AGENT_START.values(),
+    *RULE_BUDGET_AT_STATE_START.values(),
     RULE_BUDGET_TOGETHER,
     RULE_ENDED_BY_GUARD,
     RULE_BUDGET_ORDER,
@@ -188,6 +198,7 @@ RULES = (
     *RULE_VALID.values(),
     *RULE_COMPOSITION.values(),
     RULE_START_AGENT,
+    RULE_START_STATE,
     RULE_START_VISIT,
     *RULE_START_REFUSED.values(),
     RULE_START_AGENT_EXTENSIONS,
@@ -359,14 +370,24 @@ class _Walk:
     def _start(self, expected: Expected, start: Mapping[str, Any] | None) -> reference.Session:
         """The session, started where ``start`` says (RFC 0011), and what the start must do.
 
-        A refused start (``agent-unknown``, MUST) is the whole example. Left out, the session
-        starting at the entry instead: a member without ``state`` (its refusal is MAY), and a
-        start at a named state (``at_state``), which RFC 0011 does not define (the kit's
-        adapter contract, MAY).
+        A refused start (``agent-unknown``, MUST) is the whole example. A start at a named
+        state (``at_state``) is the kit's adapter contract: a runtime that refuses it or lacks
+        it skips the example (the runner weighs its checks MAY), one that starts there is held
+        to what follows. Left out, the session starting at the entry instead: a member without
+        ``state`` (its refusal is MAY), and a start at a state the pack lacks.
         """
         agent = None if start is None else start.get("agent")
         if start is not None and agent is None:
-            self.exercised["left out: start at a named state"] += 1
+            state = start.get("at_state")
+            if state not in self.raw:
+                self.exercised["left out: start at an unknown state"] += 1
+                return reference.start_session(self.workflow, clock=self.clock)
+            expected.start = dict(start)
+            expected.start_rules = {"outcome": RULE_START_STATE}
+            self.exercised["starts (state)"] += 1
+            self.start_rule = RULE_START_STATE
+            self.entry_rule = RULE_START_VISIT
+            return reference.start_session(self.workflow, clock=self.clock, at_state=state)
         if start is not None and agent is not None:
             try:
                 session = reference.start_session(self.workflow, clock=self.clock, agent=agent)
@@ -618,6 +639,8 @@ class _Walk:
             return RULE_BUDGET_ORDER
         if self.start_rule == RULE_START_AGENT:
             return RULE_BUDGET_AT_AGENT_START[limit]
+        if self.start_rule == RULE_START_STATE:
+            return RULE_BUDGET_AT_STATE_START[limit]
         budget = self.workflow.budget
         if sum(getattr(budget, kind) is not None for kind in _BUDGET_LIMITS) > 1:
             return RULE_BUDGET_TOGETHER

@@ -43,6 +43,10 @@ ALLOWED = (
     "GenericSchemaCode",
     "RenamesCodes",
     "OneCodeAfterTheEnd",
+    "StartsOnlyAsAgents",
+    "NoStartAtState",
+    "EveryErrorCode",
+    "ListsDeclaredEvents",
 )
 """The RFC-allowed runtimes whose choices the fuzzer's examples reach (schema errors at a
 parent or with another code among them, now that near-valid packs carry schema breakers)."""

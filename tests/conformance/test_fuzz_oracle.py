@@ -397,14 +397,24 @@ def test_a_start_as_an_agent_counts_its_state_only() -> None:
     assert expected.start_rules["outcome"] == "state-agents.execution.start-as-agent"
 
 
-@pytest.mark.parametrize("state", ["work", "nowhere"])
-def test_a_start_at_a_named_state_is_left_out(state: str) -> None:
-    """RFC 0011 defines starting as an agent only: a start at a named state is the kit's
-    adapter contract (MAY), so the example starts at the entry instead, refused or not."""
-    script = [{"start": {"at_state": state}}, {"event": "Go"}]
+def test_a_start_at_a_named_state_starts_there() -> None:
+    """A start at a named state is the kit's adapter contract: a runtime refusing it skips the
+    example (the runner weighs it MAY); one starting there is held to what follows."""
+    script = [{"start": {"at_state": "work"}}]
+    expected = expect_run("state-agents", agents_pack(), script)
+    assert expected.start == {"at_state": "work"}
+    assert expected.exercised["starts (state)"] == 1
+    assert expected.start_rules["outcome"] == "state-agents.execution.state-start-every-mode"
+    assert expected.final is not None
+    assert expected.final["visit_counts"] == {"work": 1}
+
+
+def test_a_start_at_a_state_the_pack_lacks_is_left_out() -> None:
+    """The example starts at the entry instead: refusing such a start is the kit's pick."""
+    script = [{"start": {"at_state": "nowhere"}}, {"event": "Go"}]
     expected = expect_run("state-agents", agents_pack(), script)
     assert expected.start is None
-    assert expected.exercised["left out: start at a named state"] == 1
+    assert expected.exercised["left out: start at an unknown state"] == 1
     assert expected.steps[0]["expect"]["visit_counts"] == {"start": 1, "work": 1}
 
 
