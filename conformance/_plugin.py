@@ -314,8 +314,10 @@ def pytest_configure(config: pytest.Config) -> None:
     state = _PluginState(config)
     # The catalog lives as long as the session: out of the collector's generations, no full
     # collection walks its objects again (pytest collects twice at its end, the interpreter
-    # whenever enough objects were made during the run).
+    # whenever enough objects were made during the run). Unfrozen when the session's config is
+    # cleaned up, so a process that goes on after pytest.main() collects them again.
     gc.freeze()
+    config.add_cleanup(gc.unfreeze)
     config.stash[_STATE] = state
     config.pluginmanager.register(_SessionHooks(state), "ppconf-session")
 
