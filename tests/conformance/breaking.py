@@ -52,6 +52,7 @@ from conformance import (
     Unsupported,
 )
 from conformance._basics.areas import TOP_LEVEL
+from conformance._fuzz.oracle import extension_pointers
 from reference import Extensions
 
 OneLevelRedirects = with_bugs("OneLevelRedirects", one_level_redirects=True)
@@ -859,7 +860,7 @@ class RefusesExtensionsAtLoad(_AllAreas):
     NAME = "refuses-extensions-at-load"
 
     def load(self, pack: PackInput) -> None:
-        if any("/branches/" in where for where in _extension_pointers(pack.document or {})):
+        if any("/branches/" in where for where in extension_pointers(pack.document or {})):
             raise PackRejected("extensions are not supported here")
         super().load(pack)
 
@@ -907,23 +908,6 @@ class PromptBranchRunsToolCalls(_AllAreas):
                     if isinstance(tool, list) and tool:
                         tool.pop(0)  # the tool ran, and took its answer
         return super().run_composition(pack, name, input, changed)
-
-
-def _extension_pointers(value: Any, where: str = "") -> list[str]:
-    """The JSON pointer of every ``extensions`` member of a pack, wherever it stands (never
-    looking inside one)."""
-    found = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            pointer = f"{where}/{key}"
-            if key == "extensions":
-                found.append(pointer)
-            else:
-                found += _extension_pointers(item, pointer)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found += _extension_pointers(item, f"{where}/{index}")
-    return found
 
 
 CONTEXT_BUGS = {
