@@ -5,8 +5,8 @@ The counts are the ones the fuzzer promises: each session-breaking runtime is fo
 1,000 examples of the workflow areas, and each RFC 0014, RFC 0011, RFC 0016 and RFC 0017 one
 within 500 of its own area, for seeds 1 to 5, shrunk to at most 5 states and 8 steps; each
 RFC-allowed variant gives no divergence in 1,000 examples of the areas it claims (over all
-areas at once, at one seed: ``test_fuzz_goal.py``). They take a while (about a minute of CPU in all on
-the CI machine, spread over the xdist workers), deliberately.
+areas at once, at one seed: ``test_fuzz_goal.py``). They take a while (minutes of CPU on the
+CI machine, spread over the xdist workers), deliberately.
 """
 
 from __future__ import annotations
