@@ -19,6 +19,7 @@ import reference
 from conformance._basics.contract import Requirement
 from conformance._basics.errors import CaseError
 from conformance._basics.files import NotAFile, read_regular, resolved
+from conformance._basics.matchers import pointer_problems
 from conformance._basics.resources import catalog_root
 from conformance._basics.spec_versions import NEWEST, applies
 from conformance._catalog.documents import check_schema, read_yaml
@@ -238,6 +239,7 @@ def load_case(path: str | Path, root: Path | None = None) -> Case:
         )
     check_schema(document, "case.schema.json", "the case format")
     _check_scenario_names(data, document)
+    _check_same_as(data, document)
     area = data["area"]
     if not data["id"].startswith(area + "."):
         raise _field_error(document, "/id", f"the id must start with its area, {area!r}")
@@ -377,6 +379,39 @@ def _check_scenario_names(data: dict[str, Any], document: Document) -> None:
                 "give every scenario of a case its own name",
             )
         seen[name] = index
+
+
+def _expected_values(data: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Each expected value of the scenarios, by its JSON pointer in the case file: one per key
+    of every ``expect`` (each ``any_of`` alternative apart) and of every ``final``."""
+    blocks: list[tuple[str, Any]] = []
+    for i, scenario in enumerate(data.get("scenarios", [])):
+        for j, step in enumerate(scenario.get("steps", [])):
+            expect = step.get("expect") or {}
+            where = f"/scenarios/{i}/steps/{j}/expect"
+            blocks += [(f"{where}/any_of/{k}", a) for k, a in enumerate(expect.get("any_of", []))]
+            blocks.append((where, expect))
+        blocks.append((f"/scenarios/{i}/final", scenario.get("final") or {}))
+    return [
+        (f"{where}/{key}", value)
+        for where, block in blocks
+        for key, value in block.items()
+        if key not in ("any_of", "rejection")
+    ]
+
+
+def _check_same_as(data: dict[str, Any], document: Document) -> None:
+    """Every ``$same_as`` names a place its expectation requires: a pointer to nothing would
+    make its check fail on every runtime, or (to the matcher's own place) pass on every one."""
+    for where, expected in _expected_values(data):
+        for inside, problem in pointer_problems(expected):
+            raise _field_error(
+                document,
+                f"{where}{inside}",
+                f"$same_as {problem}",
+                "a $same_as pointer is read in the value of its own expectation key "
+                "(for composition, the result {status, output, error, trace}); see docs/cases.md",
+            )
 
 
 # -- the catalog ------------------------------------------------------------------------------

@@ -23,6 +23,9 @@ switched on in :mod:`mini_runtime`, a runtime written apart from the reference
                                 (Python's ``bool`` is an ``int``; R16)
 ``RefusesVendorKinds``          claims the kit's test extensions but fails their steps and
                                 reducers when run (RFC 0010 Level 3)
+``HandsOnAnotherValue``         runs the kit's test extensions, but later steps read a vendor
+                                step's input, not its output, and a vendor reducer's first
+                                branch, not the merged value under ``into`` (RFC 0010 Level 3)
 =============================  ====================================================================
 
 The fakes of :data:`CONTEXT_BUGS` each break one statement in one context only (SEMANTICS R16):
@@ -593,7 +596,11 @@ class IgnoresInsideNot(_AllAreas):
         super().load(pack)
 
 
-MUTANT_BUGS = {"IgnoresInsideNot": "compositions", "RefusesVendorKinds": "compositions"}
+MUTANT_BUGS = {
+    "IgnoresInsideNot": "compositions",
+    "RefusesVendorKinds": "compositions",
+    "HandsOnAnotherValue": "compositions",
+}
 """Fakes that only the catalog is asked to catch, each with the area whose level it must lose:
 a rule broken the way a surviving mutant of the reference did (tools/mutation), or one the
 fuzzer generates no pack for (the kit's Level 3 test extensions)."""
@@ -614,6 +621,34 @@ class RefusesVendorKinds(_AllAreas):
     def capabilities(self) -> Capabilities:
         claimed = (*self._claimed.kinds, *self._claimed.reducers)
         return Capabilities(self.NAME, "0.0", "python", self.CLAIMS, claimed)
+
+
+class HandsOnAnotherValue(_AllAreas):
+    """Runs the kit's test extensions, and its trace reports what they give, but hands later
+    steps another value: a ``ppconf.upper`` step's own input in place of its output, and a
+    ``ppconf.join`` parallel's first branch in place of the value merged under ``into``. RFC
+    0010: "${stepId.output.X} — a prior step's structured output", a reducer's ``into`` is the
+    "Name under which the merged result is exposed to subsequent steps": compositions loses
+    Level 3, though every value it gives is one the MUST checks accept alone."""
+
+    NAME = "hands-on-another-value"
+
+    def run_composition(
+        self, pack: PackInput, name: str, input: Any, mocks: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        text = json.dumps(pack.document)
+        for composition in ((pack.document or {}).get("compositions") or {}).values():
+            for step in composition.get("steps") or []:
+                if step.get("kind") == "ppconf.upper" and isinstance(step.get("input"), str):
+                    text = text.replace("${" + step["id"] + ".output}", step["input"])
+                reduce, branches = step.get("reduce") or {}, step.get("branches") or [{}]
+                if reduce.get("strategy") == "ppconf.join":
+                    merged = "${" + f"{step['id']}.output.{reduce.get('into')}" + "}"
+                    text = text.replace(merged, "${" + f"{branches[0].get('id')}.output" + "}")
+        document = json.loads(text)
+        return super().run_composition(
+            PackInput(json.dumps(document), "json", document, pack.source), name, input, mocks
+        )
 
 
 AREA_BUGS = {

@@ -536,6 +536,39 @@ scenarios:
             load_case(path)
 
 
+SAME_AS = """\
+scenarios:
+  - name: go
+    steps:
+      - event: Submit
+        expect:
+          any_of:
+            - {state: review, visit_counts: {draft: 1, review: {$same_as: /draft}}}
+            - {state: review, visit_counts: {draft: 1, review: {$same_as: POINTER}}}
+"""
+
+
+def test_a_same_as_pointer_to_nothing_names_its_file_and_line(
+    tmp_path: Path, case_text: CaseText
+) -> None:
+    path = tmp_path / "same.yaml"
+    path.write_text(case_text(body=SAME_AS.replace("POINTER", "/reviews")), "utf-8")
+    error = load_error(path)
+    line = line_of(path, "/reviews")
+    assert str(error).startswith(f"{path}:{line}:"), str(error)
+    assert "at /scenarios/0/steps/0/expect/any_of/1/visit_counts/review/$same_as" in str(error)
+    assert "'/reviews' names 'reviews' at the top, which the expectation does not hold" in str(
+        error
+    )
+    assert "docs/cases.md" in str(error)
+    path.write_text(case_text(body=SAME_AS.replace("POINTER", "/review")), "utf-8")
+    assert "holding this $same_as itself" in str(load_error(path))
+    path.write_text(case_text(body=SAME_AS.replace("POINTER", "/draft")), "utf-8")
+    assert load_case(path).scenarios[0].steps[0].expect is not None
+    path.write_text(case_text(body=SAME_AS.replace("POINTER", "draft")), "utf-8")
+    assert "/$same_as" in str(load_error(path))  # the schema's pattern
+
+
 def test_the_built_in_catalog_loads(catalog: Catalog) -> None:
     assert catalog.cases
     assert len({c.id for c in catalog.cases}) == len(catalog.cases)

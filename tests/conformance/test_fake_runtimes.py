@@ -692,6 +692,22 @@ def test_the_kit_s_test_extensions_values_fail_only_a_strict_run(catalog: Catalo
 
 
 @pytest.mark.usefixtures("fakes_importable")
+def test_later_steps_must_receive_the_vendor_step_s_own_value(catalog: Catalog) -> None:
+    """Whatever a registered vendor step or reducer gives, later steps read that value (RFC
+    0010 step output references, a reducer's ``into``): a runtime handing on another one loses
+    Level 3 on the cases comparing the two ($same_as), where each value alone is accepted; one
+    giving other values but handing them on (OtherTestExtensions, above) keeps it."""
+    levels, results = measured("breaking:HandsOnAnotherValue", catalog)
+    assert area_levels(levels)["compositions"] == 2
+    lost = sorted(v.id for v in verdicts(results) if not v.checks.get("MUST", True))
+    assert lost == [
+        "compositions.extension.join-with-separator",
+        "compositions.extension.upper-between-steps",
+    ]
+    assert not judge(verdicts(results), levels).passed
+
+
+@pytest.mark.usefixtures("fakes_importable")
 @pytest.mark.parametrize(
     ("name", "failing"),
     [

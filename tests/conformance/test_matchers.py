@@ -15,6 +15,7 @@ from conformance._basics.matchers import (
     differences,
     is_matcher,
     missing,
+    pointer_problems,
 )
 
 NOTHING = missing()
@@ -133,6 +134,7 @@ def test_a_matcher_is_an_object_with_exactly_one_known_dollar_key() -> None:
         "$one_of",
         "$subset",
         "$any",
+        "$same_as",
     }
     for name in MATCHERS:
         assert is_matcher({name: []})
@@ -288,3 +290,145 @@ def test_differences_lists_every_key_that_differs_and_every_unexpected_one() -> 
     # A matcher, or a value that is no mapping, gives the first mismatch only.
     assert [m.path for m in differences({"$any": True}, missing(), "x")] == ["x"]
     assert differences("a", "a", "x") == ()
+
+
+# -- $same_as -----------------------------------------------------------------------------------
+
+RESULT = {
+    "status": "completed",
+    "trace": [
+        {"step": "shout", "output": "LOUD", "input": "loud"},
+        {"step": "publish", "input": {"title": "LOUD", "n": 1}},
+    ],
+}
+SAME_TITLE = {
+    "$subset": {
+        "trace": [
+            {"$subset": {"step": "shout", "output": {"$any": True}}},
+            {"$subset": {"input": {"$subset": {"title": {"$same_as": "/trace/0/output"}}}}},
+        ]
+    }
+}
+
+
+def test_same_as_matches_the_value_at_its_pointer_in_the_same_observation() -> None:
+    assert compare(SAME_TITLE, RESULT, "composition") is None
+    other = {**RESULT, "trace": [RESULT["trace"][0], {"input": {"title": "quiet"}}]}
+    assert message(SAME_TITLE, other, "composition") == (
+        'composition.trace[1].input.title: expected {"$same_as": "/trace/0/output"}, '
+        'got "quiet" (not the value at /trace/0/output, "LOUD")'
+    )
+
+
+def test_same_as_compares_by_json_equality() -> None:
+    observed = {"a": {"n": 1, "l": [1, True]}, "b": {"n": 1.0, "l": (1.0, True)}}
+    assert compare({"$subset": {"b": {"$same_as": "/a"}}}, observed) is None
+    observed["b"] = {"n": 1, "l": [1, 1]}
+    assert compare({"$subset": {"b": {"$same_as": "/a"}}}, observed) is not None
+    observed["b"] = {"n": 1, "l": [1, True], "x": None}
+    assert compare({"$subset": {"b": {"$same_as": "/a"}}}, observed) is not None
+
+
+def test_same_as_never_reads_the_runtime_s_values_as_matchers() -> None:
+    """A value a runtime reports is data: ``{"$any": true}`` at the pointer is equal only to
+    that very object, and a matcher-shaped value compared with it is no matcher either."""
+    expected = {"$subset": {"b": {"$same_as": "/a"}}}
+    assert compare(expected, {"a": {"$any": True}, "b": "anything"}) is not None
+    assert compare(expected, {"a": "x", "b": {"$any": True}}) is not None
+    assert compare(expected, {"a": {"$any": True}, "b": {"$any": True}}) is None
+
+
+def test_same_as_at_nothing_or_of_nothing_fails() -> None:
+    expected = {"$subset": {"b": {"$same_as": "/a/1"}}}
+    assert message(expected, {"a": [0], "b": 0}) == (
+        'b: expected {"$same_as": "/a/1"}, got 0 (nothing reported at /a/1)'
+    )
+    assert "not reported" in message(expected, {"a": [0, 1]})
+    for pointer in ("/a/01", "/a/-", "/a/x", "a/0"):
+        assert compare({"$subset": {"b": {"$same_as": pointer}}}, {"a": [5], "b": 5}) is not None
+    assert compare({"$subset": {"b": {"$same_as": "/a/0"}}}, {"a": [5], "b": 5}) is None
+
+
+def test_same_as_unescapes_its_pointer() -> None:
+    observed = {"a/b": {"~c": 3}, "d": 3}
+    assert compare({"$subset": {"d": {"$same_as": "/a~1b/~0c"}}}, observed) is None
+
+
+def test_same_as_reads_the_whole_observation_inside_other_matchers() -> None:
+    observed = {"first": "x", "items": ["y", "x"]}
+    inside = {"$contains": [{"$same_as": "/first"}]}
+    assert compare({"$subset": {"items": inside}}, observed) is None
+    observed["items"] = ["y"]
+    assert compare({"$subset": {"items": inside}}, observed) is not None
+    observed["items"] = "x"
+    assert compare({"$subset": {"items": {"$one_of": [{"$same_as": "/first"}]}}}, observed) is None
+    observed["items"] = ["y", "x"]
+    assert compare({"first": "x", "items": ["y", {"$same_as": "/first"}]}, observed) is None
+
+
+def test_same_as_in_differences_reads_the_whole_observation() -> None:
+    found = differences({"a": 1, "b": {"$same_as": "/a"}}, {"a": 1, "b": 2}, "counts")
+    assert [(m.path, m.actual) for m in found] == [("counts.b", 2)]
+    assert differences({"a": 1, "b": {"$same_as": "/a"}}, {"a": 1, "b": 1}, "counts") == ()
+
+
+def test_an_explicit_root_is_where_pointers_are_read() -> None:
+    assert compare({"$same_as": "/x"}, 3, root={"x": 3}) is None
+    assert compare({"$same_as": "/x"}, 3, root={"x": 4}) is not None
+
+
+@pytest.mark.parametrize(
+    ("expected", "where", "why"),
+    [
+        (
+            {"a": {"$any": True}, "b": {"$same_as": "/c"}},
+            "/b/$same_as",
+            "'/c' names 'c' at the top, which the expectation does not hold",
+        ),
+        (
+            {"$subset": {"t": [{"o": 1}], "b": {"$same_as": "/t/1/o"}}},
+            "/$subset/b/$same_as",
+            "'/t/1/o' names '1' at /t, which the expectation does not hold",
+        ),
+        (
+            {"t": {"$unordered": [{"o": 1}]}, "b": {"$same_as": "/t/0/o"}},
+            "/b/$same_as",
+            "'/t/0/o' passes through $unordered at /t, whose items have no fixed place",
+        ),
+        (
+            {"t": {"$any": True}, "b": {"$same_as": "/t/x"}},
+            "/b/$same_as",
+            "'/t/x' passes through $any at /t",
+        ),
+        (
+            {"t": "text", "b": {"$same_as": "/t/x"}},
+            "/b/$same_as",
+            "'/t/x' names 'x' at /t, which the expectation does not hold",
+        ),
+        (
+            {"t": {"b": {"$same_as": "/t"}}},
+            "/t/b/$same_as",
+            "'/t' points at a value holding this $same_as itself",
+        ),
+        (
+            {"t": {"$contains": [{"$same_as": "/t"}]}},
+            "/t/$contains/0/$same_as",
+            "'/t' points at a value holding this $same_as itself",
+        ),
+        ({"b": {"$same_as": ""}}, "/b/$same_as", "'' points at a value holding"),
+        ({"b": {"$same_as": "b"}}, "/b/$same_as", "'b' is not a JSON pointer"),
+        ({"b": {"$same_as": "/a~2"}}, "/b/$same_as", "'/a~2' is not a JSON pointer"),
+    ],
+)
+def test_a_pointer_to_no_required_place_is_a_problem(expected: Any, where: str, why: str) -> None:
+    [(found_where, found_why)] = pointer_problems(expected)
+    assert found_where == where
+    assert why in found_why
+
+
+def test_pointers_to_required_places_are_fine() -> None:
+    assert pointer_problems(SAME_TITLE) == []
+    assert pointer_problems({"a~b": {"c/d": 1}, "e": {"$same_as": "/a~0b/c~1d"}}) == []
+    assert pointer_problems({"a": {"$one_of": [1, 2]}, "b": {"$same_as": "/a"}}) == []
+    assert pointer_problems({"a": 1, "b": {"$one_of": [{"$same_as": "/a"}, 2]}}) == []
+    assert pointer_problems({"a": [1, {"$same_as": "/a/0"}]}) == []
