@@ -22,6 +22,9 @@ of them answer with are what a runtime may send to poison the views of its own r
                        entry as the transition taken, and refuses its 101st event: after a long
                        path (100 transitions in ``workflow.execution.history-complete``) every
                        field of the failure is larger than a record keeps
+``OddValuesHandedOn``  reports every oddity as each step's output (or each of its fields) in a
+                       composition's trace,
+                       and hands later steps the same text marked ``(handed on)``
 ``OddClaims``          claims workflow Level 99999999999999999999 (``ClaimsNegative``: loops
                        -1; ``ClaimsUnknownArea``: an area named with control characters;
                        ``ClaimsAboveTheKit``: providers 3, a level of the RFC the kit does not
@@ -170,6 +173,29 @@ class NonAsciiName(_Says):
 
 class EveryOddity(_Says):
     PAYLOAD = EVERY_ODDITY
+
+
+class OddValuesHandedOn(Delegating):
+    """A composition's trace says each step output :data:`EVERY_ODDITY` (in each field of an
+    object), and the steps after it received that text with `` (handed on)`` added: a
+    ``$same_as`` mismatch carries both."""
+
+    def run_composition(self, pack: PackInput, name: str, input: Any, mocks: Any) -> Any:
+        result = dict(super().run_composition(pack, name, input, mocks))
+        handed_on = EVERY_ODDITY + " (handed on)"
+        trace = []
+        for reported in result.get("trace") or []:
+            entry = dict(reported)
+            if isinstance(entry.get("output"), dict):
+                entry["output"] = dict.fromkeys(entry["output"], EVERY_ODDITY)
+            elif isinstance(entry.get("output"), str):
+                entry["output"] = EVERY_ODDITY
+            if isinstance(entry.get("input"), dict):
+                entry["input"] = dict.fromkeys(entry["input"], handed_on)
+            elif isinstance(entry.get("input"), str):
+                entry["input"] = handed_on
+            trace.append(entry)
+        return {**result, "trace": trace}
 
 
 class ExitsZero(Delegating):

@@ -118,6 +118,23 @@ def test_run_shows_a_runtimes_oddities_as_text(
     assert BY_VIEW[view](path.read_text("utf-8")) == []
 
 
+@pytest.mark.usefixtures("fakes_importable")
+@pytest.mark.parametrize("view", ["text", "md", "html", "junit"])
+def test_a_same_as_mismatch_shows_both_of_a_runtimes_values_as_text(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, view: str
+) -> None:
+    """``$same_as`` compares two values the runtime reported: both reach the message."""
+    path = tmp_path / f"out.{view}"
+    status, printed = shown(
+        capsys, "run", "--adapter", "hostile:OddValuesHandedOn",
+        "--id", "compositions.extension.upper-between-steps", "--report", view, path,
+    )  # fmt: skip
+    assert status == 1
+    assert "not the value at /trace/0/output/headline" in printed
+    assert text_view(printed) == []
+    assert BY_VIEW[view](path.read_text("utf-8")) == []
+
+
 @pytest.mark.parametrize("view", ["text", "md", "html", "junit", "json", "badge"])
 def test_report_shows_a_runtimes_oddities_as_text(
     capsys: pytest.CaptureFixture[str], reports: tuple[Path, Path], view: str
