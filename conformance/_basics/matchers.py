@@ -30,6 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from reference import json_pointer
+
 __all__ = [
     "MATCHERS",
     "Mismatch",
@@ -305,21 +307,21 @@ def pointer_problems(expected: Any) -> list[tuple[str, str]]:
     def walk(node: Any, where: str, place: tuple[str, ...], fixed: bool) -> None:
         if is_matcher(node):
             name, operand = next(iter(node.items()))
-            inner = f"{where}/{_escape(name)}"
+            inner = where + json_pointer(name)
             if name == "$same_as":
                 problem = _pointer_problem(expected, operand, place)
                 if problem:
                     found.append((inner, problem))
             elif name == "$subset" and isinstance(operand, Mapping):
                 for key, value in operand.items():
-                    walk(value, f"{inner}/{_escape(key)}", _on(place, key, fixed), fixed)
+                    walk(value, inner + json_pointer(key), _on(place, key, fixed), fixed)
             elif isinstance(operand, list):
                 # $one_of options stand at the matcher's place; list items have none fixed.
                 for i, value in enumerate(operand):
                     walk(value, f"{inner}/{i}", place, fixed and name == "$one_of")
         elif isinstance(node, Mapping):
             for key, value in node.items():
-                walk(value, f"{where}/{_escape(key)}", _on(place, key, fixed), fixed)
+                walk(value, where + json_pointer(key), _on(place, key, fixed), fixed)
         elif isinstance(node, list):
             for i, value in enumerate(node):
                 walk(value, f"{where}/{i}", _on(place, str(i), fixed), fixed)
@@ -332,10 +334,6 @@ def _on(place: tuple[str, ...], token: str, fixed: bool) -> tuple[str, ...]:
     """The place one token further down; a place below a list matcher's item stays at the
     list, the last place known."""
     return (*place, token) if fixed else place
-
-
-def _escape(token: str) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
 
 
 def _pointer_problem(expected: Any, pointer: Any, place: tuple[str, ...]) -> str | None:
@@ -353,11 +351,11 @@ def _pointer_problem(expected: Any, pointer: Any, place: tuple[str, ...]) -> str
     for depth, token in enumerate(tokens):
         while is_matcher(node) and next(iter(node)) in _FIXED:
             node = next(iter(node.values()))
-        here = "".join(f"/{_escape(t)}" for t in tokens[:depth]) or "the top"
+        here = json_pointer(*tokens[:depth]) or "the top"
         if is_matcher(node):
             return (
-                f"{pointer!r} passes through {next(iter(node))} at {here}, whose items have no "
-                "fixed place: point through plain objects, lists and $subset only"
+                f"{pointer!r} passes through {next(iter(node))} at {here}, which fixes no place "
+                "below it: point through plain objects, lists and $subset only"
             )
         if isinstance(node, Mapping) and token in node:
             node = node[token]

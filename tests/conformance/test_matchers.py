@@ -393,7 +393,7 @@ def test_an_explicit_root_is_where_pointers_are_read() -> None:
         (
             {"t": {"$unordered": [{"o": 1}]}, "b": {"$same_as": "/t/0/o"}},
             "/b/$same_as",
-            "'/t/0/o' passes through $unordered at /t, whose items have no fixed place",
+            "'/t/0/o' passes through $unordered at /t, which fixes no place below it",
         ),
         (
             {"t": {"$any": True}, "b": {"$same_as": "/t/x"}},
