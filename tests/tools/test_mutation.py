@@ -232,3 +232,21 @@ def test_the_unchanged_reference_survives(catalog_file: Path) -> None:
         check=True,
     )
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {"verdict": "survived"}
+
+
+def test_a_reader_that_stops_early_ends_the_listing_quietly() -> None:
+    """``list | head``: no traceback, as any Unix tool that is piped into ``head``."""
+    with subprocess.Popen(
+        [sys.executable, "-m", "tools.mutation", "list"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        assert process.stdout.readline().startswith(MODULES[0])
+        process.stdout.close()
+        errors = process.stderr.read()
+        assert process.wait(timeout=120) == 0, errors
+    assert errors == ""

@@ -17,6 +17,7 @@ import argparse
 import ast
 import collections
 import difflib
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -31,7 +32,28 @@ VERDICTS = ("check", "error", "timeout", "survived")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line; returns the exit status."""
+    """The command line; returns the exit status (0 when the reader of the output goes away
+    early, as in ``list | head``: the rest is not wanted, which is no error)."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device: the interpreter flushes it once more on the
+    way out, which would raise into a broken pipe again."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, descriptor)
+    os.close(null)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.mutation", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     running = commands.add_parser("run", help="judge mutants against the catalog")
