@@ -14,7 +14,7 @@ import pytest
 from conformance._catalog.cases import load_catalog
 from tools.mutation._campaign import MODULES, choose, every_mutant
 from tools.mutation._mutants import Mutant, apply, mutants
-from tools.mutation._survivors import KINDS, read_survivors, stale
+from tools.mutation._survivors import KINDS, Explanation, account, read_survivors, stale
 from tools.mutation._worker import ROOT, source_of
 
 SOURCE = '''\
@@ -123,6 +123,37 @@ def test_an_entry_for_a_moved_or_rewritten_line_is_stale(tmp_path: Path) -> None
         f"{module}:1:0:delete: no such mutant today (moved)",
         f"{first.id}: the line reads \"x = 'other'\", not {line!r}",
     ]
+
+
+def test_the_account_holds_each_verdict_against_its_entry() -> None:
+    found = mutants("example", SOURCE)
+    lines = {"example": SOURCE.splitlines()}
+
+    def entry(mutant: Mutant, kind: str, source: str | None = None) -> Explanation:
+        line = lines["example"][mutant.line - 1].strip() if source is None else source
+        return Explanation(mutant.id, mutant.description, kind, "why", line, case="c")
+
+    first, second, third, fourth, fifth = found[:5]
+    entries = {
+        first.id: entry(first, "equivalent"),
+        second.id: entry(second, "killed-by"),  # the case it names does not kill it
+        third.id: entry(third, "equivalent", source="an edited line"),
+        fourth.id: entry(fourth, "kit-pick"),  # killed now
+        fifth.id: entry(fifth, "killed-by"),
+    }
+    verdicts = [
+        (first, "survived"),
+        (second, "survived"),
+        (third, "survived"),
+        (fourth, "check"),
+        (fifth, "error"),
+        (found[5], "survived"),
+    ]
+    result = account(verdicts, entries, lines)
+    assert dict(result.kinds) == {"equivalent": 1}
+    assert result.unexplained == [second, third, found[5]]
+    assert result.not_killed == [entries[second.id]]
+    assert result.killed_now == [entries[fourth.id]]
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from tools.mutation._campaign import MODULES, Result, choose, every_mutant, run
 from tools.mutation._mutants import apply
-from tools.mutation._survivors import read_survivors
+from tools.mutation._survivors import account, read_survivors
 from tools.mutation._worker import ROOT, source_of
 
 VERDICTS = ("check", "error", "timeout", "survived")
@@ -109,34 +109,16 @@ def _main(argv: Sequence[str] | None) -> int:
     print(_table(results))
     print(f"wall time {time.perf_counter() - started:.0f} s (mutants already judged not rerun)")
     lines = {module: source_of(module).splitlines() for module in MODULES}
-    # An entry written for the line as it read before an edit explains nothing now.
-    entry_of = {
-        r.mutant.id: explained[r.mutant.id]
-        for r in results
-        if r.mutant.id in explained
-        and explained[r.mutant.id].explains(
-            r.mutant, lines[r.mutant.module][r.mutant.line - 1].strip()
-        )
-    }
-    survivors = [r for r in results if r.verdict == "survived"]
-    kinds = collections.Counter(
-        entry_of[r.mutant.id].kind for r in survivors if r.mutant.id in entry_of
-    )
-    for kind, count in sorted(kinds.items()):
+    found = account(((r.mutant, r.verdict) for r in results), explained, lines)
+    for kind, count in sorted(found.kinds.items()):
         print(f"survivors explained as {kind}: {count}")
-    unexplained = [r for r in survivors if r.mutant.id not in entry_of]
-    killed_now = [
-        entry_of[r.mutant.id]
-        for r in results
-        if r.verdict != "survived"
-        and r.mutant.id in entry_of
-        and entry_of[r.mutant.id].kind != "killed-by"
-    ]
-    for entry in killed_now:
+    for entry in found.killed_now:
         print(f"explained as {entry.kind} but killed now: {entry.id}")
-    for result in unexplained:
-        print(f"unexplained survivor: {result.mutant.id}\t{result.mutant.description}")
-    return 1 if unexplained else 0
+    for entry in found.not_killed:
+        print(f"explained as killed by {entry.case} but survives: {entry.id}")
+    for mutant in found.unexplained:
+        print(f"unexplained survivor: {mutant.id}\t{mutant.description}")
+    return 1 if found.unexplained else 0
 
 
 def _table(results: Sequence[Result]) -> str:

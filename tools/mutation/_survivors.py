@@ -17,8 +17,9 @@ explanation of another mutant), and says what it is:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+import collections
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ import yaml
 
 from tools.mutation._mutants import Mutant
 
-__all__ = ["KINDS", "SURVIVORS", "Explanation", "read_survivors", "stale"]
+__all__ = ["KINDS", "SURVIVORS", "Account", "Explanation", "account", "read_survivors", "stale"]
 
 SURVIVORS = Path(__file__).with_name("survivors.yaml")
 KINDS = ("equivalent", "rfc-allowed", "kit-pick", "unreachable", "defensive", "killed-by")
@@ -110,3 +111,50 @@ def stale(
         if not entry.explains(mutant, line):
             problems.append(f"{name}: the line reads {line!r}, not {entry.source!r}")
     return problems
+
+
+@dataclass
+class Account:
+    """What the survivors file says of a campaign's verdicts.
+
+    Attributes:
+        kinds: how many survivors each kind of entry explains.
+        unexplained: the survivors no entry explains (no entry, a stale one, or a
+            ``killed-by`` entry: the case it names does not kill the mutant after all).
+        killed_now: entries of a survivor kind whose mutant is killed now (the entry can go,
+            or become ``killed-by``).
+        not_killed: ``killed-by`` entries whose mutant survives.
+    """
+
+    kinds: collections.Counter[str] = field(default_factory=collections.Counter)
+    unexplained: list[Mutant] = field(default_factory=list)
+    killed_now: list[Explanation] = field(default_factory=list)
+    not_killed: list[Explanation] = field(default_factory=list)
+
+
+def account(
+    verdicts: Iterable[tuple[Mutant, str]],
+    entries: Mapping[str, Explanation],
+    lines: Mapping[str, list[str]],
+) -> Account:
+    """Hold each verdict (``survived`` or a kill) against the entries, given each module's
+    lines as they read today: an entry written for the line as it read before an edit
+    explains nothing."""
+    found = Account()
+    for mutant, verdict in verdicts:
+        entry = entries.get(mutant.id)
+        if entry is not None and not entry.explains(
+            mutant, lines[mutant.module][mutant.line - 1].strip()
+        ):
+            entry = None
+        if verdict != "survived":
+            if entry is not None and entry.kind != "killed-by":
+                found.killed_now.append(entry)
+        elif entry is None:
+            found.unexplained.append(mutant)
+        elif entry.kind == "killed-by":
+            found.not_killed.append(entry)
+            found.unexplained.append(mutant)
+        else:
+            found.kinds[entry.kind] += 1
+    return found
