@@ -6,7 +6,8 @@ explanation of another mutant), and says what it is:
 
 - ``equivalent``: no observable change (``why`` says why);
 - ``rfc-allowed``: the change is a choice an RFC leaves open (``statement``: the statement id
-  whose sentence leaves it open); no case may kill it;
+  whose sentence leaves it open); no case may kill it at MUST (a MAY case of the kit's pick
+  may: the entry then becomes ``killed-by``, naming that case);
 - ``kit-pick``: the change alters only what the kit's own vocabulary or interface carries (a
   field of a session's data, a check's wording), which no RFC statement decides; a check of it
   could be MAY at most, and none reads it (``why``);
