@@ -13,6 +13,7 @@ import pytest
 
 from conformance._catalog.cases import load_catalog
 from tools.mutation._campaign import MODULES, choose, every_mutant
+from tools.mutation._coverage import Coverage
 from tools.mutation._mutants import Mutant, apply, mutants
 from tools.mutation._survivors import KINDS, Explanation, account, read_survivors, stale
 from tools.mutation._worker import ROOT, source_of
@@ -281,3 +282,25 @@ def test_a_reader_that_stops_early_ends_the_listing_quietly() -> None:
         errors = process.stderr.read()
         assert process.wait(timeout=120) == 0, errors
     assert errors == ""
+
+
+GENERATORS = """\
+def only(x):
+    if x:
+        yield x
+
+
+def two(x):
+    yield x
+    yield x
+"""
+
+
+def test_deleting_a_generators_only_yield_reaches_back_to_its_def_line() -> None:
+    # The function is then a plain one: every call changes, whether or not the yield runs.
+    deletes = {m.line: m for m in mutants("example", GENERATORS) if m.operator == "delete"}
+    assert deletes[3].start_line == 1
+    assert (deletes[7].start_line, deletes[8].start_line) == (7, 8)  # still a generator
+    coverage = Coverage("k", ("a", "b"), {"example": frozenset({1, 6})}, {"example": {3: ("a",)}})
+    assert coverage.select(deletes[3]) is None  # the def line runs at import: every case
+    assert coverage.select(deletes[7]) == ()

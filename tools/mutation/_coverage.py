@@ -16,7 +16,9 @@ Three things keep the selection sound:
   :func:`tools.mutation._worker.judge`), so no case reuses what another case computed with the
   mutated line (the reference adapter caches compiled workflows per pack text);
 - a mutant's line is its node's whole span, so a change to a multi-line expression selects
-  every case that executes any line of it.
+  every case that executes any line of it; a deleted ``yield`` that was its function's only
+  one makes the generator a plain function, so its span reaches back to the ``def`` line,
+  which runs at import: judged on the whole catalog.
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ class Coverage:
     def select(self, mutant: Mutant) -> tuple[str, ...] | None:
         """The cases that can kill ``mutant``, in the catalog's order: ``None`` for every case
         (its line runs at import), none when no case executes it (not reached)."""
-        span = range(mutant.line, max(mutant.line, mutant.end_line) + 1)
+        first = min(mutant.line, mutant.start_line or mutant.line)
+        span = range(first, max(mutant.line, mutant.end_line) + 1)
         if any(line in self.imported.get(mutant.module, ()) for line in span):
             return None
         lines = self.executed.get(mutant.module, {})

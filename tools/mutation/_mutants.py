@@ -56,6 +56,10 @@ class Mutant:
             operator (0 for nearly all).
         end_line: the last line of the changed node (a multi-line expression or statement);
             not part of the id.
+        start_line: the first line whose execution can show the change: the changed node's
+            own line, or the ``def`` line of a generator function whose only ``yield`` the
+            change deletes (the function is then a plain one, which changes every call of it,
+            whether or not the ``yield`` line runs); not part of the id.
     """
 
     module: str
@@ -66,6 +70,7 @@ class Mutant:
     description: str
     repeat: int = 0
     end_line: int = 0
+    start_line: int = 0
 
     @property
     def id(self) -> str:
@@ -231,24 +236,58 @@ def _symbol(op: ast.AST) -> str:
 def mutants(module: str, source: str) -> list[Mutant]:
     """Every mutant of ``source`` (the text of ``module``), in its stable order."""
     tree = ast.parse(source)
+    generators = _generator_of(tree)
     found = []
     seen: dict[str, int] = {}
     for index, point in enumerate(_points(tree)):
         node = point.node
         end = getattr(node, "end_lineno", None)
+        line = getattr(node, "lineno", 0)
+        start = line
+        if point.operator == "delete":
+            yields = _yields(node)
+            function = generators.get(id(yields[0])) if yields else None
+            if function is not None and len(yields) == len(_yields(function)):
+                start = min([function.lineno, *(d.lineno for d in function.decorator_list)])
         mutant = Mutant(
             module,
             index,
-            getattr(node, "lineno", 0),
+            line,
             getattr(node, "col_offset", 0) + point.variant,
             point.operator,
             point.description,
-            end_line=end if isinstance(end, int) else getattr(node, "lineno", 0),
+            end_line=end if isinstance(end, int) else line,
+            start_line=start,
         )
         repeat = seen.get(mutant.id, 0)
         seen[mutant.id] = repeat + 1
         found.append(mutant if not repeat else replace(mutant, repeat=repeat))
     return found
+
+
+def _yields(node: ast.AST) -> list[ast.AST]:
+    """The ``yield`` and ``yield from`` expressions of ``node`` outside nested functions."""
+    found: list[ast.AST] = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, ast.Yield | ast.YieldFrom):
+            found.append(current)
+        for child in ast.iter_child_nodes(current):
+            if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                pending.append(child)
+    return found
+
+
+def _generator_of(tree: ast.Module) -> dict[int, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The function each ``yield`` belongs to, by the ``yield`` node's id."""
+    owner: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for body in node.body:
+                for found in _yields(body):
+                    owner[id(found)] = node
+    return owner
 
 
 def apply(source: str, mutant: Mutant) -> ast.Module:
