@@ -287,7 +287,7 @@ _SHAPES = ("open",) * 16 + ("terminal",) * 2 + ("absent", "empty")
 _EVENT_COUNTS = (1, 1, 2, 2, 3)
 _EVENT_NAMES = (EVENTS[0],) * 3 + (EVENTS[1],) * 2 + EVENTS[2:]
 """Mostly ``Go``, so that most states declare the events a script sends."""
-_MAX_VISITS = (None, None, 1, 2, 3)
+_MAX_VISITS = (None, None, 1, 1, 2, 3)
 _ORCHESTRATIONS = (None, None, None, None, None, "internal", "external", "hybrid")
 _DECLARED = ((), (ARTIFACTS[0],), (ARTIFACTS[1],), ARTIFACTS)
 _EXTRAS = (None,) * 6 + ("terminal: false", "on_max_visits alone")
@@ -300,7 +300,7 @@ _LIMITS = {
     "max_wall_time_sec": (None, 1, 2, 2, 3, 4),
 }
 """The options of each budget limit: low ones likelier, so that runs reach them exactly."""
-_BUDGET_KINDS = (None, None, None, "together", "together", *_LIMITS)
+_BUDGET_KINDS = (None, "together", "together", *_LIMITS)
 """Which budget a workflow has: none, the limits drawn together, or one kind alone (each kind
 is a context a runtime may handle apart, SEMANTICS R16; drawn together, a tool-call or
 wall-time limit mostly ends a session before the visits reach theirs)."""
@@ -425,7 +425,7 @@ def _decode_workflow(features: _Features, names: Sequence[str], data: _Bytes) ->
     if features.control and features.terminal_states:
         # Terminal states with control: agent (which gives the turn back all the same, RFC
         # 0014) are reached by agent events often enough to be tried.
-        shapes += ["terminal"] * 8
+        shapes += ["terminal"] * 2
     states: dict[str, Any] = {}
     for name in names:
         shape = data.pick(shapes)
@@ -518,6 +518,10 @@ _STEP_IDS = tuple("abcdefghijklmnopqrstuvwxyz")
 _BLOCK_COUNTS = (1, 1, 2, 2, 3)
 _BLOCKS = ("leaf", "leaf", "parallel", "branch")
 _ATTEMPTS = (1, 1, 2, 3)
+_LEAF_KINDS = ("prompt", "tool", "agent")
+"""An agent step stands only where what it did can be told (a top-level step or a parallel
+branch); elsewhere (a branch's targets and join) the pick reads as a prompt step."""
+_MAX_STEPS = (1, 2, 2, 3)
 _COMPARE_OPS = ("equals", "not_equals", "less_than", "greater_than_or_equals")
 _PREDICATES = ("compare", "compare", "member", "exists", "not", "all_of", "any_of")
 _REDUCERS = ("append", "replace", "barrier")
@@ -537,13 +541,22 @@ def _decode_composition(data: _Bytes) -> dict[str, Any]:
     steps: list[dict[str, Any]] = []
     outputs: list[str] = []
 
-    def leaf() -> dict[str, Any]:
-        kind, attempts = data.pick(("prompt", "tool")), data.pick(_ATTEMPTS)
+    def leaf(agent: bool = False) -> dict[str, Any]:
+        kind, attempts = data.pick(_LEAF_KINDS), data.pick(_ATTEMPTS)
+        max_steps = data.pick(_MAX_STEPS)
         step: dict[str, Any] = {"id": next(ids), "kind": kind}
-        if kind == "prompt":
-            step.update(prompt_task=PROMPT, input="${input.k}")
-        else:
+        if kind == "agent" and agent:
+            # Its rounds draw from its own mocks, its tool calls from those of the tool
+            # ``fetch``, which no other kind of step calls. No retry: a second attempt would
+            # take rounds scripted for the first.
+            step.update(prompt_task=PROMPT, input="${input.k}", tools=[TOOLS[1]])
+            step["termination"] = {"max_steps": max_steps}
+            outputs.append(step["id"])
+            return step
+        if kind == "tool":
             step.update(tool=TOOLS[0], args={"q": "${input.k}"})
+        else:
+            step.update(kind="prompt", prompt_task=PROMPT, input="${input.k}")
         if attempts > 1:
             step["modifiers"] = {"retry": {"max_attempts": attempts}}
         outputs.append(step["id"])
@@ -552,10 +565,14 @@ def _decode_composition(data: _Bytes) -> dict[str, Any]:
     for _ in range(data.pick(_BLOCK_COUNTS)):
         block = data.pick(_BLOCKS)
         if block == "leaf":
-            steps.append(leaf())
+            steps.append(leaf(agent=True))
         elif block == "parallel":
             parallel_id = next(ids)
-            branches = [leaf() for _ in range(data.pick((2, 2, 3)))]
+            branches: list[dict[str, Any]] = []
+            for _ in range(data.pick((2, 2, 3))):
+                # One agent branch at most: branches run at once, and two agents would
+                # take the answers of ``fetch`` in whatever order they run (C3).
+                branches.append(leaf(agent=not any(b["kind"] == "agent" for b in branches)))
             reduce = {"strategy": data.pick(_REDUCERS), "into": "out"}
             steps.append(
                 {"id": parallel_id, "kind": "parallel", "branches": branches, "reduce": reduce}
@@ -677,27 +694,24 @@ def _raw_script(
     return st.tuples(picks, pool, start)
 
 
-_AGENT_START_WEIGHT = 8
-"""How many times each agents member is listed among the starts: a start as an agent is the
-RFC 0011 context every execution statement is checked in (SEMANTICS R16), where a start at a
-named state is the kit's adapter contract, which the oracle leaves out."""
-
-
 def _starts(pack: dict[str, Any]) -> list[dict[str, Any] | None]:
     """Where a script may start: the entry (``None``, first: what starts shrink to), each
-    state, a state no pack has, each agents member (several times: the likeliest start), an
-    agent no pack has."""
+    state, a state no pack has, each agents member, an agent no pack has. The entry takes as
+    many places as the named states together, and the members (where the pack has them) twice
+    as many: each start is a context every execution statement is checked in (SEMANTICS R16),
+    so none is drawn rarely, whatever the number of states."""
     workflow = pack.get("workflow")
     states = sorted((workflow.get("states") or {}) if isinstance(workflow, dict) else {})
     agents = pack.get("agents")
     members = sorted((agents.get("members") or {}) if isinstance(agents, dict) else {})
-    return [
-        None,
-        *({"at_state": state} for state in states),
-        {"at_state": UNKNOWN_STATE},
-        *({"agent": member} for member in members for _ in range(_AGENT_START_WEIGHT)),
-        {"agent": UNKNOWN_AGENT},
-    ]
+    places = max(1, len(states))
+    found: list[dict[str, Any] | None] = [None] * places
+    found += [{"at_state": state} for state in states] + [{"at_state": UNKNOWN_STATE}]
+    if members:
+        each = -(-2 * places // len(members))
+        found += [{"agent": member} for member in members for _ in range(each)]
+        found.append({"agent": UNKNOWN_AGENT})
+    return found
 
 
 class _Menu:
@@ -727,9 +741,12 @@ class _Menu:
         if index < len(self.fixed):
             return _copy(self.fixed[index])  # type: ignore[no-any-return]
         name, leaves = self.runs[index - len(self.fixed)]
-        mocks = {}
+        mocks: dict[str, list[Any]] = {}
         k = data.pick((0, 1, 2))
-        for step_id, attempts in leaves:
+        for step_id, attempts, max_steps in leaves:
+            if max_steps:
+                _agent_mocks(mocks, step_id, max_steps, data)
+                continue
             fails = data.pick((0, 0, 0, 1) if attempts == 1 else (0, 0, 1, attempts))
             output = data.pick(_OUTPUTS)
             # Without retry a step gets exactly one response: how many attempts a step makes
@@ -790,16 +807,39 @@ def _compositions_of(pack: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return [(name, c) for name, c in sorted(compositions.items()) if isinstance(c, dict)]
 
 
-def _leaf_attempts(composition: dict[str, Any]) -> list[tuple[str, int]]:
-    """``(id, max_attempts)`` of every prompt and tool step, parallel branches included."""
+def _leaf_attempts(composition: dict[str, Any]) -> list[tuple[str, int, int]]:
+    """``(id, max_attempts, max_steps)`` of every prompt, tool and agent step, parallel
+    branches included (``max_steps`` 0 but for an agent step)."""
     found = []
     for step in composition.get("steps") or []:
         members = step.get("branches") or [] if step.get("kind") == "parallel" else [step]
         for member in members:
             if member.get("kind") in ("prompt", "tool"):
                 retry = (member.get("modifiers") or {}).get("retry") or {}
-                found.append((member["id"], int(retry.get("max_attempts", 1))))
+                found.append((member["id"], int(retry.get("max_attempts", 1)), 0))
+            elif member.get("kind") == "agent":
+                bound = int((member.get("termination") or {}).get("max_steps", 1))
+                found.append((member["id"], 1, bound))
     return found
+
+
+_EXTRA_ROUNDS = (0, 1, 1, 2)
+"""Model rounds scripted past an agent step's ``max_steps``: a runtime must stop at the bound
+and never ask for them (with none past it, one that does not stop runs out of rounds at the
+same count)."""
+
+
+def _agent_mocks(mocks: dict[str, list[Any]], step_id: str, bound: int, data: _Bytes) -> None:
+    """An agent step's model rounds, each calling ``fetch``, and the answers of those calls
+    (added to the tool's list, which every agent step of the run shares, in step order)."""
+    rounds = bound + data.pick(_EXTRA_ROUNDS)
+    answers = mocks.setdefault(TOOLS[1], [])
+    script = []
+    for _ in range(rounds):
+        answers.append({"output": f"r{len(answers) + 1}"})
+        call = {"tool": TOOLS[1], "args": {"n": len(answers)}}
+        script.append({"tool_calls": [call], "output": data.pick(_OUTPUTS)})
+    mocks[step_id] = script
 
 
 # -- near-valid packs -------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from conformance._basics.areas import AREAS as REGISTERED
 from conformance._basics.stopping import STOP
 from conformance._catalog.cases import Case
 from conformance._fuzz.judge import FuzzFinding, Verdict, as_case, judge
+from conformance._fuzz.local_constants import no_local_constants
 from conformance._fuzz.oracle import Expected, expect_broken, expect_invalid, expect_run
 from conformance._fuzz.schema_breakers import Broken, broken, targets
 from conformance._judging.runner import Runner
@@ -186,6 +187,7 @@ def examples(area: str, others: tuple[str, ...] = ()) -> st.SearchStrategy[Examp
     if area not in AREAS:
         raise ValueError(f"no fuzzer area {area!r}: the areas are {', '.join(AREAS)}")
     mixable = _mixable(area, others)
+    starting = "state-agents" in (area, *others)
     mutated = strategies.near_valid_packs(areas=(area,), requirements=("MUST",))
     breakers = tuple(t for t in targets() if t.area == area)
 
@@ -204,9 +206,17 @@ def examples(area: str, others: tuple[str, ...] = ()) -> st.SearchStrategy[Examp
         uses = tuple(other for other in mixable if draw(st.integers(0, 3)) > 0)
         pack = draw(_area_packs(area, frozenset(uses)))
         steps = MAX_RUNS if area == "compositions" else MAX_STEPS
+        # A start at a named state (the kit's adapter contract, which RFC 0011 runtimes have)
+        # in every pack with a workflow when state-agents is fuzzed: every execution statement
+        # holds from there too (SEMANTICS R16).
+        starts = (starting and "workflow" in pack) or None
         script = draw(
             strategies.scripts(
-                pack, max_steps=steps, snapshots=False, turns=area == "control" or None
+                pack,
+                max_steps=steps,
+                snapshots=False,
+                turns=area == "control" or None,
+                starts=starts,
             )
         )
         return Example(area, pack, tuple(script), uses=uses)
@@ -542,7 +552,8 @@ def _round(
     )(hypothesis_seed(round_seed)(given(strategy)(run)))
     finding: FuzzFinding | None = None
     try:
-        test()
+        with no_local_constants():  # the seed alone decides what is drawn
+            test()
     except (_Found, _Hung) as found:
         finding = found.finding
     except Flaky as flaky:

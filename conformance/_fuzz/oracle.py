@@ -175,6 +175,11 @@ RULE_COMPOSITION = {
     "replace": "compositions.execution.parallel-replace",
     "barrier": "compositions.execution.parallel-barrier",
 }
+RULE_AGENT_BOUND = {
+    "sequence": "compositions.agent.max-steps-bounds-rounds",
+    "parallel": "compositions.agent.in-parallel",
+}
+"""An agent step that stopped at its ``max_steps``, in sequence or as a parallel branch."""
 RULES = (
     RULE_EVENT,
     *RULE_AGENT_EVENT.values(),
@@ -197,6 +202,7 @@ RULES = (
     RULE_ARTIFACTS,
     *RULE_VALID.values(),
     *RULE_COMPOSITION.values(),
+    *RULE_AGENT_BOUND.values(),
     RULE_START_AGENT,
     RULE_START_STATE,
     RULE_START_VISIT,
@@ -811,6 +817,19 @@ def _composition_step(
         # many attempts a retry makes is the runtime's too (R18): nothing MUST to compare.
         exercised["left out: composition runs after a failure"] += 1
         return None
+    bounded = _first_bounded_agent(result["trace"])
+    if bounded is not None:
+        # An agent step that ran to its max_steps: how it then ends (completed or failed) is
+        # the kit's pick (MAY), and so is the rest of the run. What is MUST is that the loop
+        # stopped there: its rounds and the tool calls they made (RFC 0010 AgentStep, "a
+        # bounded LLM-tool loop", in sequence and as a parallel branch alike, R16).
+        wanted, rule = bounded
+        exercised[f"composition agent steps at max_steps ({rule.rpartition('.')[2]})"] += 1
+        written = {
+            "run_composition": {"name": name, "input": run["input"], "mocks": run["mocks"]},
+            "expect": {"composition": {"$subset": wanted}},
+        }
+        return written, {"outcome": rule, "composition.trace": rule}
     if any(t.get("attempts", 1) > 1 for t in traces.values()):
         # A step that succeeded only on a retry: a runtime that retries otherwise (R18)
         # may end the run another way.
@@ -833,6 +852,34 @@ def _composition_step(
         "expect": {"composition": {"$subset": wanted}},
     }
     return written, rules
+
+
+def _first_bounded_agent(trace: list[Mapping[str, Any]]) -> tuple[dict[str, Any], str] | None:
+    """What the first agent step of the run that stopped at its ``max_steps`` must show (as a
+    ``$subset`` of the run), and the rule: ``None`` if no agent step did. Only the first: a
+    runtime that fails the step there (MAY) may run nothing after it."""
+    for entry in trace:
+        members = entry.get("members") or [] if entry.get("kind") == "parallel" else []
+        for member in members:
+            if member.get("kind") == "agent" and member.get("exit") == "max_steps":
+                inner = {
+                    "$subset": {"step": entry["step"], "members": {"$contains": [_rounds(member)]}}
+                }
+                return {"trace": {"$contains": [inner]}}, RULE_AGENT_BOUND["parallel"]
+        if entry.get("kind") == "agent" and entry.get("exit") == "max_steps":
+            return {"trace": {"$contains": [_rounds(entry)]}}, RULE_AGENT_BOUND["sequence"]
+        if entry.get("kind") == "agent" or any(m.get("kind") == "agent" for m in members):
+            return None  # an agent step that ended otherwise: what follows is not bounded
+    return None
+
+
+def _rounds(trace: Mapping[str, Any]) -> dict[str, Any]:
+    """An agent step's rounds and tool calls (their answers aside), as a ``$subset``."""
+    calls = [
+        {"$subset": {"round": c["round"], "tool": c["tool"], "args": c["args"]}}
+        for c in trace.get("tool_calls") or []
+    ]
+    return {"$subset": {"step": trace["step"], "rounds": trace["rounds"], "tool_calls": calls}}
 
 
 def _output(

@@ -48,6 +48,7 @@ ALLOWED = (
     "NoStartAtState",
     "EveryErrorCode",
     "ListsDeclaredEvents",
+    "FailsAtMaxSteps",
 )
 """The RFC-allowed runtimes whose choices the fuzzer's examples reach (schema errors at a
 parent or with another code among them, now that near-valid packs carry schema breakers)."""

@@ -238,15 +238,32 @@ def test_single_steps(data: st.DataObject) -> None:
 # -- the contexts of SEMANTICS R16 --------------------------------------------------------------
 
 
-def test_a_start_as_an_agent_is_the_likeliest_start() -> None:
-    pack = {
-        "workflow": {"entry": "start", "states": {"start": {}, "work": {}}},
+def test_each_start_is_drawn_often_the_agent_start_likeliest() -> None:
+    pack: dict[str, Any] = {
+        "workflow": {"entry": "start", "states": {"start": {}, "work": {}, "check": {}}},
         "agents": {"members": {"main": {"state": "start"}, "aide": {"state": "work"}}},
     }
     starts = strategies._starts(pack)
-    agents = [s for s in starts if s is not None and s.get("agent") in ("main", "aide")]
-    assert len(agents) > len(starts) - len(agents)
     assert starts[0] is None  # what starts shrink to: the entry
+    entry = starts.count(None)
+    named = [s for s in starts if s is not None and s.get("at_state") in ("start", "work", "check")]
+    agents = [s for s in starts if s is not None and s.get("agent") in ("main", "aide")]
+    assert entry == len(named) == 3
+    assert len(agents) >= 2 * len(named)
+    del pack["agents"]
+    starts = strategies._starts(pack)
+    assert starts.count(None) == 3
+    assert not [s for s in starts if s is not None and "agent" in s]
+
+
+def test_scripts_start_at_named_states_in_packs_without_agents_when_asked() -> None:
+    pack = {"workflow": {"entry": "start", "states": {"start": {"on_event": {"Go": "start"}}}}}
+    found = find(
+        strategies.scripts(pack, starts=True),
+        lambda script: bool(script) and script[0].get("start") == {"at_state": "start"},
+        settings=settings(database=None, max_examples=200),
+    )
+    assert found == [{"start": {"at_state": "start"}}]
 
 
 def _extensions_on(pack: dict[str, Any], where: str) -> bool:
