@@ -165,8 +165,9 @@ def packs(
         terminal_states: ``terminal: true`` on some states.
         dead_ends: some states without ``on_event`` (absent or empty): terminal only by the
             v1.3 convention.
-        compositions: one or two compositions (RFC 0010) of prompt, tool, branch and parallel
-            steps over the prompt ``main`` and the tools ``search`` and ``fetch``.
+        compositions: one or two compositions (RFC 0010) of prompt, tool, agent, branch and
+            parallel steps over the prompt ``main`` and the tools ``search`` (tool steps) and
+            ``fetch`` (agent steps, bounded by ``termination.max_steps``).
         control: RFC 0014 ``control`` on some states, ``agent`` (about half of them) or
             ``user`` written out; absent on the others.
         state_agents: RFC 0011 ``agents``: the member ``main``, perhaps ``aide`` too (with a
@@ -530,8 +531,9 @@ _REDUCERS = ("append", "replace", "barrier")
 def _decode_composition(data: _Bytes) -> dict[str, Any]:
     """A composition whose every run is decided by RFC MUST rules alone.
 
-    Blocks, in array order: a leaf step (prompt or tool, perhaps with ``retry``); a
-    ``parallel`` of two or three leaves merged by ``append``, ``replace`` or ``barrier``; or
+    Blocks, in array order: a leaf step (prompt or tool, perhaps with ``retry``, or an agent
+    step bounded by ``max_steps`` whose tool is ``fetch``); a ``parallel`` of two or three
+    leaves (one agent step at most) merged by ``append``, ``replace`` or ``barrier``; or
     a ``branch`` whose ``then`` and ``else`` are the next two steps, followed by a join step
     that ``depends_on`` both (what follows a skipped step without ``depends_on``, and whether
     a branch jumps, are left open by RFC 0010). Predicates read the input ``k`` (0 to 2, always
@@ -664,8 +666,9 @@ def scripts(
     Arguments:
         starts: begin most scripts with ``{"start": ...}`` (RFC 0011): at a state of the
             workflow or at ``nowhere``, as an agents member or as ``stranger`` (default: when
-            the pack has ``agents``). One character more says which start, shrinking to none
-            (the entry).
+            the pack has ``agents``; ``ppconf fuzz`` asks for them in every pack with a
+            workflow when it fuzzes ``state-agents``). One character more says which start,
+            shrinking to none (the entry).
     """
     menu = _menu(pack, snapshots, undeclared_artifacts, turns)
     if starts is None:
