@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import allowed
+import breaking
 import pytest
 
-from conformance import Catalog
+from conformance import Catalog, ReferenceAdapter, check_against_reference
 from conformance._fuzz.judge import case_body
 from conformance._fuzz.oracle import RULE_VALID, RULES, Expected, expect_run
 
@@ -276,6 +278,68 @@ def test_a_failing_run_and_a_skipped_named_step() -> None:
     assert expects(expected) == []
     assert expected.left_out == 2
     assert expected.exercised["left out: composition runs after a failure"] == 1
+
+
+AGENT = {
+    "id": "g",
+    "kind": "agent",
+    "prompt_task": "main",
+    "tools": ["fetch"],
+    "termination": {"max_steps": 2},
+}
+ROUNDS = [{"tool_calls": [{"tool": "fetch", "args": {"n": n}}], "output": "o"} for n in (1, 2, 3)]
+"""Three rounds scripted for an agent step bounded to two."""
+
+
+@pytest.mark.parametrize(
+    ("steps", "rule"),
+    [
+        ([AGENT, {"id": "t", "kind": "tool", "tool": "search"}], "max-steps-bounds-rounds"),
+        (
+            [{**PARALLEL, "branches": [AGENT, PARALLEL["branches"][1]],
+              "reduce": {"strategy": "append", "into": "out"}}],
+            "in-parallel",
+        ),
+    ],
+)  # fmt: skip
+def test_an_agent_step_at_its_bound_is_judged_by_its_rounds_alone(
+    steps: list[dict[str, Any]], rule: str
+) -> None:
+    document = composition_pack(steps, steps[-1]["id"])
+    document["tools"]["fetch"] = {"name": "fetch", "description": "Fetch."}
+    mocks = {
+        "g": ROUNDS,
+        "fetch": [{"output": "r"}] * 3,
+        "t": [{"output": 1}],
+        "b": [{"output": 1}],
+    }
+    expected = expect_run(
+        "compositions",
+        document,
+        [{"run_composition": {"name": "c", "input": {"k": 0}, "mocks": mocks}}],
+    )
+    (only,) = expects(expected)
+    rounds = {
+        "$subset": {
+            "step": "g",
+            "rounds": 2,
+            "tool_calls": [
+                {"$subset": {"round": n, "tool": "fetch", "args": {"n": n}}} for n in (1, 2)
+            ],
+        }
+    }
+    if rule == "in-parallel":
+        rounds = {"$subset": {"step": "p", "members": {"$contains": [rounds]}}}
+    # Neither the status nor the output: completing or failing at the bound is MAY.
+    assert only == {"composition": {"$subset": {"trace": {"$contains": [rounds]}}}}
+    assert expected.rule_at(1, "composition.trace") == f"compositions.agent.{rule}"
+    # Told apart: failing the step at its bound (allowed) and not stopping there in a parallel
+    # block (breaks RFC 0010's bounded loop).
+    script = [{"run_composition": {"name": "c", "input": {"k": 0}, "mocks": mocks}}]
+    for runtime in (ReferenceAdapter(), allowed.FailsAtMaxSteps()):
+        assert check_against_reference(runtime, document, script) is None
+    finding = check_against_reference(breaking.MaxStepsIgnoredInParallel(), document, script)
+    assert (finding is not None) == (rule == "in-parallel")
 
 
 # -- control (RFC 0014) and state-agents (RFC 0011) --------------------------------------------
