@@ -8,32 +8,13 @@ from typing import Any
 import allowed
 import breaking
 import pytest
+from fuzz_packs import pack, state
 
 from conformance import Catalog, ReferenceAdapter, check_against_reference
 from conformance._fuzz.judge import case_body
 from conformance._fuzz.oracle import RULE_VALID, RULES, Expected, expect_run
 
 SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec"
-
-
-def pack(states: dict[str, Any], budget: dict[str, int] | None = None) -> dict[str, Any]:
-    workflow: dict[str, Any] = {"version": 2, "entry": next(iter(states)), "states": states}
-    if budget:
-        workflow["engine"] = {"budget": budget}
-    return {
-        "id": "t",
-        "name": "T",
-        "version": "1.0.0",
-        "template_engine": {"version": "v1", "syntax": "{{variable}}"},
-        "prompts": {
-            "main": {"id": "main", "name": "M", "version": "1.0.0", "system_template": "W"}
-        },
-        "workflow": workflow,
-    }
-
-
-def state(**fields: Any) -> dict[str, Any]:
-    return {"prompt_task": "main", **fields}
 
 
 def run(states: dict[str, Any], script: list[dict[str, Any]], **budget: int) -> Expected:

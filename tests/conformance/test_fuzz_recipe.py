@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 from breaking import AppendReplaces
+from fuzz_packs import pack as small_pack
+from fuzz_packs import state
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -84,26 +86,8 @@ def test_the_state_machine_recipe() -> None:
 
 
 def test_check_against_reference_returns_the_finding() -> None:
-    pack = {
-        "id": "p",
-        "name": "P",
-        "version": "1.0.0",
-        "template_engine": {"version": "v1", "syntax": "{{variable}}"},
-        "prompts": {
-            "main": {"id": "main", "name": "M", "version": "1.0.0", "system_template": "W"}
-        },
-        "workflow": {
-            "version": 2,
-            "entry": "start",
-            "states": {
-                "start": {
-                    "prompt_task": "main",
-                    "on_event": {"Go": "start"},
-                    "artifacts": {"log": {"type": "text/plain", "mode": "append"}},
-                }
-            },
-        },
-    }
+    log = {"log": {"type": "text/plain", "mode": "append"}}
+    pack = small_pack({"start": state(on_event={"Go": "start"}, artifacts=log)})
     script = [{"set_artifact": {"name": "log", "value": "a"}}] * 2
     assert check_against_reference(MiniRuntime(), pack, script) is None
     finding = check_against_reference(AppendReplaces(), pack, script)

@@ -7,6 +7,8 @@ from typing import Any
 
 import breaking
 import pytest
+from fuzz_packs import pack as small_pack
+from fuzz_packs import state
 
 from conformance import Catalog
 from conformance._fuzz.engine import fuzz
@@ -17,23 +19,12 @@ MAX_VISITS_BOOLEAN = "loops.generated.workflowstate-max-visits-type.boolean"
 
 
 def pack() -> dict[str, Any]:
-    return {
-        "id": "t",
-        "name": "T",
-        "version": "1.0.0",
-        "template_engine": {"version": "v1", "syntax": "{{variable}}"},
-        "prompts": {
-            "main": {"id": "main", "name": "M", "version": "1.0.0", "system_template": "W"}
-        },
-        "workflow": {
-            "version": 2,
-            "entry": "start",
-            "states": {
-                "start": {"prompt_task": "main", "on_event": {"Go": "work"}, "max_visits": 2},
-                "work": {"prompt_task": "main", "terminal": True},
-            },
-        },
-    }
+    return small_pack(
+        {
+            "start": state(on_event={"Go": "work"}, max_visits=2),
+            "work": state(terminal=True),
+        }
+    )
 
 
 def test_every_target_is_a_generated_must_case_of_the_newest_schema(catalog: Catalog) -> None:
