@@ -746,16 +746,31 @@ class _Menu:
         name, leaves = self.runs[index - len(self.fixed)]
         mocks: dict[str, list[Any]] = {}
         k = data.pick((0, 1, 2))
-        for step_id, attempts, max_steps in leaves:
+        by_tool = False
+        waits = any(kind == "tool" and attempts == 1 for _, attempts, _, kind in leaves)
+        for step_id, attempts, max_steps, kind in leaves:
             if max_steps:
                 _agent_mocks(mocks, step_id, max_steps, data)
                 continue
-            fails = data.pick((0, 0, 0, 1) if attempts == 1 else (0, 0, 1, attempts))
+            # A failure is scripted only where a retry may mend it: a run in which a step
+            # fails for good is left out by the oracle (what follows is error recovery, R15).
+            fails = data.pick((0,) if attempts == 1 else (0, 0, 1, attempts))
             output = data.pick(_OUTPUTS)
+            asks = data.pick(_ASKS_FOR_TOOLS)
             # Without retry a step gets exactly one response: how many attempts a step makes
             # by default is left to runtimes, so a second response could be taken or not.
-            ok = [{"output": _copy(output)}] if attempts > 1 or fails == 0 else []
-            mocks[step_id] = [{"error": "failed"}] * fails + ok
+            ok: dict[str, Any] = {"output": _copy(output)}
+            if kind == "prompt" and asks and waits and attempts == 1 and fails == 0:
+                # A model answer asking for a tool call, which a prompt step never runs (RFC
+                # 0010): the call would take the answer a tool step of the run waits for.
+                ok["tool_calls"] = [{"tool": TOOLS[0], "args": {"q": k}}]
+            key = step_id
+            if kind == "tool" and attempts == 1 and not by_tool:
+                # The first tool step without retry takes its answers from the tool's own
+                # list (no other step does, so no order between branches decides them).
+                key, by_tool = TOOLS[0], True
+            responses = [ok] if attempts > 1 or fails == 0 else []
+            mocks[key] = [{"error": "failed"}] * fails + responses
         return {"run_composition": {"name": name, "input": {"k": k}, "mocks": mocks}}
 
 
@@ -810,8 +825,8 @@ def _compositions_of(pack: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return [(name, c) for name, c in sorted(compositions.items()) if isinstance(c, dict)]
 
 
-def _leaf_attempts(composition: dict[str, Any]) -> list[tuple[str, int, int]]:
-    """``(id, max_attempts, max_steps)`` of every prompt, tool and agent step, parallel
+def _leaf_attempts(composition: dict[str, Any]) -> list[tuple[str, int, int, str]]:
+    """``(id, max_attempts, max_steps, kind)`` of every prompt, tool and agent step, parallel
     branches included (``max_steps`` 0 but for an agent step)."""
     found = []
     for step in composition.get("steps") or []:
@@ -819,11 +834,16 @@ def _leaf_attempts(composition: dict[str, Any]) -> list[tuple[str, int, int]]:
         for member in members:
             if member.get("kind") in ("prompt", "tool"):
                 retry = (member.get("modifiers") or {}).get("retry") or {}
-                found.append((member["id"], int(retry.get("max_attempts", 1)), 0))
+                attempts = int(retry.get("max_attempts", 1))
+                found.append((member["id"], attempts, 0, member["kind"]))
             elif member.get("kind") == "agent":
                 bound = int((member.get("termination") or {}).get("max_steps", 1))
-                found.append((member["id"], 1, bound))
+                found.append((member["id"], 1, bound, "agent"))
     return found
+
+
+_ASKS_FOR_TOOLS = (False, True, True)
+"""How often a prompt step's model answer asks for a tool call beside its output."""
 
 
 _EXTRA_ROUNDS = (0, 1, 1, 2)

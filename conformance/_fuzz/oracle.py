@@ -175,6 +175,11 @@ RULE_COMPOSITION = {
     "replace": "compositions.execution.parallel-replace",
     "barrier": "compositions.execution.parallel-barrier",
 }
+RULE_PROMPT_CALLS = {
+    "sequence": "compositions.prompt.no-tool-calls",
+    "parallel": "compositions.prompt.no-tool-calls-in-parallel",
+}
+"""A prompt step whose model answer asks for tool calls, in sequence or as a parallel branch."""
 RULE_AGENT_BOUND = {
     "sequence": "compositions.agent.max-steps-bounds-rounds",
     "parallel": "compositions.agent.in-parallel",
@@ -203,6 +208,7 @@ RULES = (
     *RULE_VALID.values(),
     *RULE_COMPOSITION.values(),
     *RULE_AGENT_BOUND.values(),
+    *RULE_PROMPT_CALLS.values(),
     RULE_START_AGENT,
     RULE_START_STATE,
     RULE_START_VISIT,
@@ -798,6 +804,9 @@ def _composition_step(
 ) -> tuple[dict[str, Any], Rules] | None:
     name = run["name"]
     composition = pack["compositions"][name]
+    asking = _asking_prompts(composition, run["mocks"])
+    if asking:
+        return _prompt_calls_step(pack, run, asking, exercised)
     result = reference.run_composition(pack, name, run["input"], run["mocks"]).to_dict()
     status = result["status"]
     exercised[f"composition runs ({status})"] += 1
@@ -852,6 +861,55 @@ def _composition_step(
         "expect": {"composition": {"$subset": wanted}},
     }
     return written, rules
+
+
+def _asking_prompts(composition: Mapping[str, Any], mocks: Mapping[str, Any]) -> list[str]:
+    """The prompt steps whose scripted model answers ask for tool calls, sorted."""
+    steps = _steps_by_id(composition)
+    return sorted(
+        key
+        for key, responses in mocks.items()
+        if steps.get(key, {}).get("kind") == "prompt"
+        and any(isinstance(r, Mapping) and "tool_calls" in r for r in responses)
+    )
+
+
+def _prompt_calls_step(
+    pack: Mapping[str, Any], run: Mapping[str, Any], asking: list[str], exercised: Counter[str]
+) -> tuple[dict[str, Any], Rules] | None:
+    """A run in which a prompt step's model answer asks for tool calls. RFC 0010: a prompt
+    step is "a one-shot LLM invocation ... No tool calls". A runtime may ignore the calls (the
+    run is then the run of the answers without them) or fail the step (and what follows is its
+    error recovery, R15): either is accepted, as the catalog's cases do; running a call is not
+    (it takes the answer another step waits for)."""
+    mocks = run["mocks"]
+    ignored = {
+        key: [{k: v for k, v in r.items() if k != "tool_calls"} for r in responses]
+        if key in asking
+        else responses
+        for key, responses in mocks.items()
+    }
+    found = _composition_step(pack, {**run, "mocks": ignored}, exercised)
+    if found is None:
+        return None
+    written, rules = found
+    composition = pack["compositions"][run["name"]]
+    parents = {
+        member["id"]: step["id"]
+        for step in composition.get("steps") or []
+        for member in step.get("branches") or []
+    }
+    failed = []
+    for step_id in asking:
+        entry: dict[str, Any] = {"$subset": {"step": step_id, "status": "failed"}}
+        if step_id in parents:
+            entry = {"$subset": {"step": parents[step_id], "members": {"$contains": [entry]}}}
+        failed.append({"$subset": {"trace": {"$contains": [entry]}}})
+    rule = RULE_PROMPT_CALLS["parallel" if any(s in parents for s in asking) else "sequence"]
+    exercised["composition runs with a prompt answer asking for tools"] += 1
+    expect = {"composition": {"$one_of": [written["expect"]["composition"], *failed]}}
+    written = {"run_composition": {**written["run_composition"], "mocks": mocks}, "expect": expect}
+    return written, {**rules, "outcome": rule, "composition": rule}
 
 
 def _first_bounded_agent(trace: list[Mapping[str, Any]]) -> tuple[dict[str, Any], str] | None:
