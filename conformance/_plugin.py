@@ -69,8 +69,10 @@ __all__ = [
 
 _STATE = pytest.StashKey["_PluginState"]()
 _RECORD = "ppconf_record"
-"""The user property that carries a part's record to the session: its JSON text, which xdist
-sends as one string (as nested data it sent every key and value on its own, twice per part)."""
+"""The attribute of a part's call report that carries its record from an xdist worker to the
+controller: its JSON text, which xdist sends as one string (as nested data it sent every key and
+value on its own). Only the call report has it: the setup and teardown reports do not repeat it,
+and a serial session keeps the record itself, with no text made or read."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -319,7 +321,8 @@ def pytest_configure(config: pytest.Config) -> None:
     gc.freeze()
     config.add_cleanup(gc.unfreeze)
     config.stash[_STATE] = state
-    config.pluginmanager.register(_SessionHooks(state), "ppconf-session")
+    hooks = _SessionHooks(state, worker=_is_xdist_worker(config))
+    config.pluginmanager.register(hooks, "ppconf-session")
 
 
 _HANDED = "ppconf_catalog"
@@ -386,6 +389,7 @@ class CaseItem(pytest.Item):
         self.case = case
         self.part = part
         self.line: int | None = None  # where the part is in its file, once a reader is sent there
+        self.record: PartRecord | None = None  # made by runtest, until its report takes it
         self.add_marker(f"ppconf_{case.area.replace('-', '_')}")
         self.add_marker(f"ppconf_level_{case.level}")
         self.add_marker(f"ppconf_{case.requirement.lower()}")
@@ -398,7 +402,7 @@ class CaseItem(pytest.Item):
             pytest.exit(f"ppconf: the adapter gave up: {error}", returncode=2)
         record = PartRecord.of(self.case, result, lambda: state.catalog.registry)
         self.line = record.line
-        self.user_properties.append((_RECORD, json.dumps(record.to_dict())))
+        self.record = record
         outcome, message = result.outcome, result.message
         if state.strict and record.findings:
             # Every check counts in a strict run, the weaker ones of a passing part included.
@@ -498,8 +502,9 @@ class CaseFailure(Exception):
 class _SessionHooks:
     """The hooks of an active plugin; registered only when --ppconf-adapter is given."""
 
-    def __init__(self, state: _PluginState) -> None:
+    def __init__(self, state: _PluginState, *, worker: bool) -> None:
         self.state = state
+        self.worker = worker  # an xdist worker: its controller keeps the records
         self._signals = contextlib.ExitStack()
         self.session: pytest.Session | None = None
 
@@ -545,20 +550,33 @@ class _SessionHooks:
         report = pytest.CollectReport(collector.nodeid, "passed", None, collected)
         session.ihook.pytest_collectreport(report=report)
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """Hand a part's record to its call report: kept at once in a serial session, carried
+        as text to the controller from an xdist worker."""
+        report = yield
+        if isinstance(item, CaseItem) and item.record is not None and call.when == "call":
+            record, item.record = item.record, None
+            if self.worker:
+                setattr(report, _RECORD, json.dumps(record.to_dict()))
+            else:
+                self._keep(record)
+        return report
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Keep each part's record (on the xdist controller, from the workers' reports)."""
-        ours = False
-        for key, value in report.user_properties:
-            if key == _RECORD and isinstance(value, str):
-                ours = True
-                # The record is made in the call phase; the teardown report repeats it.
-                if report.when != "call":
-                    continue
-                record = PartRecord.from_dict(json.loads(value))
-                if not self.state.keep(record) and self.session is not None:
-                    self.session.shouldstop = "ppconf: a report could not be written"
-        if report.failed and not ours and not report.nodeid.startswith("ppconf"):
+        """Keep each part's record coming from an xdist worker (on its controller); count the
+        session's failed tests that are not catalog parts."""
+        text = getattr(report, _RECORD, None)
+        if isinstance(text, str) and not self.worker:
+            self._keep(PartRecord.from_dict(json.loads(text)))
+        if report.failed and not report.nodeid.startswith("ppconf"):
             self.state.other_failures += 1
+
+    def _keep(self, record: PartRecord) -> None:
+        if not self.state.keep(record) and self.session is not None:
+            self.session.shouldstop = "ppconf: a report could not be written"
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """Judge the session as ``ppconf run`` judges a run."""
