@@ -88,3 +88,33 @@ def test_under_xdist_each_worker_serves_its_own(
     assert level_table(result.outlines)["headline"] == reference_headline(catalog)
     ops = log.read_text(encoding="utf-8").splitlines()
     assert ops.count("hello") == 3
+
+
+def test_garbage_left_at_exit_is_still_finalized(
+    run_pytest_subprocess: RunPytest, pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    """The plugin spares the process's shutdown its walks over what is still alive, not the
+    collection of garbage: an object in a reference cycle, dropped as the session ends with the
+    collector off, is finalized at exit all the same."""
+    finalized = tmp_path / "finalized"
+    pytester.makeconftest(
+        f"""
+        import gc
+
+        class Cycle:
+            def __init__(self):
+                self.me = self
+
+            def __del__(self):
+                open({str(finalized)!r}, "w").close()
+
+        kept = [Cycle()]
+
+        def pytest_unconfigure(config):
+            gc.disable()  # only the collections at exit can find it now
+            kept.clear()
+        """
+    )
+    result = run_pytest_subprocess("--ppconf-adapter=reference", "--ppconf-area=loops", "-q")
+    assert result.ret == pytest.ExitCode.OK
+    assert finalized.exists()
