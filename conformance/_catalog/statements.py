@@ -9,11 +9,13 @@ stronger than the strongest statement it rests on. The kit ships the quotes, not
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from conformance._basics.contract import REQUIREMENTS, Requirement
 from conformance._basics.errors import CaseError
@@ -21,6 +23,8 @@ from conformance._basics.files import NotAFile, resolved
 from conformance._basics.resources import catalog_root
 from conformance._catalog.documents import read_checked
 from reference import Location
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 FOLDER = "statements"
 """The folder of a catalog that holds its statement files (never read as cases)."""
@@ -199,6 +203,7 @@ def load_source(path: str | Path) -> Source:
     name = data["source"]
     seen: set[str] = set()
     statements = []
+    lines = _item_lines(path, "statements")
     for index, item in enumerate(data["statements"]):
         if item["id"] in seen:
             raise CaseError(
@@ -219,7 +224,9 @@ def load_source(path: str | Path) -> Source:
                 names=tuple(item.get("names", ())),
                 note=item.get("note", ""),
                 ruling=item.get("ruling", ""),
-                line=document.locate(f"/statements/{index}").line,
+                line=lines[index]
+                if index < len(lines)
+                else document.locate(f"/statements/{index}").line,
             )
         )
     return Source(
@@ -230,6 +237,45 @@ def load_source(path: str | Path) -> Source:
         statements=tuple(statements),
         file=str(path),
     )
+
+
+def _item_lines(path: Path, key: str) -> list[int]:
+    """The line where each item of the top-level sequence ``key`` of the YAML file at ``path``
+    starts, read in one pass over its events (locating each item on its own reads the events
+    before it again: a registry file took half a second). Stops short at an item that is an
+    alias, or anything unexpected: the items it does not cover are located one by one."""
+    lines: list[int] = []
+    with open(path, encoding="utf-8") as stream:
+        events = yaml.parse(stream, Loader=_LOADER)
+        kinds = [type(next(events)) for _ in range(3)]
+        if kinds[1:] != [yaml.DocumentStartEvent, yaml.MappingStartEvent]:
+            return lines
+        while isinstance(name := next(events), yaml.ScalarEvent):
+            value = next(events)
+            if name.value != key:
+                _skip(events, value)
+                continue
+            if isinstance(value, yaml.SequenceStartEvent):
+                item = next(events)
+                while item.start_mark is not None and not isinstance(
+                    item, yaml.SequenceEndEvent | yaml.AliasEvent
+                ):
+                    lines.append(item.start_mark.line + 1)
+                    _skip(events, item)
+                    item = next(events)
+            break
+    return lines
+
+
+def _skip(events: Iterator[yaml.Event], first: yaml.Event) -> None:
+    """Read past the node that starts with ``first``."""
+    depth = int(isinstance(first, yaml.MappingStartEvent | yaml.SequenceStartEvent))
+    while depth:
+        event = next(events)
+        if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+            depth += 1
+        elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+            depth -= 1
 
 
 def statement_files(catalog: Path) -> list[Path]:

@@ -17,6 +17,8 @@ import pytest
 from conformance import Catalog
 from conformance._basics.errors import CaseError
 from conformance._basics.quotes import SOURCE_FILES, normalize
+from conformance._basics.resources import catalog_root
+from conformance._catalog.documents import read_yaml
 from conformance._catalog.registry_check import quote_problems, registry_problems
 from conformance._catalog.statements import (
     BINDING,
@@ -26,6 +28,7 @@ from conformance._catalog.statements import (
     builtin,
     load_registry,
     load_source,
+    statement_files,
 )
 from conformance._judging.catalog_check import citation_problems
 
@@ -169,6 +172,17 @@ def test_an_unknown_statement_id_is_refused(catalog: Catalog) -> None:
     problems = citation_problems([replace(case, statements=("RFC0005.no-such",))], catalog.registry)
     assert problems
     assert "does not hold" in problems[0]
+
+
+def test_each_statement_knows_its_line() -> None:
+    """The lines read in one pass over a file are where the document locates each item."""
+    files = statement_files(catalog_root())
+    assert len(files) > 5
+    for file in files:
+        document = read_yaml(file)
+        statements = load_source(file).statements
+        for index, statement in enumerate(statements):
+            assert statement.line == document.locate(f"/statements/{index}").line, statement.id
 
 
 def test_a_malformed_statement_file_says_where(tmp_path: Path) -> None:
