@@ -2,12 +2,17 @@
 
 Runs, in fresh interpreters and in turn so that a busy machine slows all alike: ``ppconf run``
 (the CLI), ``pytest --ppconf-adapter=reference`` serially (``-n 0``) and on two workers
-(``-n 2``), and pytest's own start in an empty folder (with the plugins this environment has,
-Hypothesis among them, which the kit does not control). Prints the median wall time and CPU time
+(``-n 2``), pytest's own start in an empty folder (with the plugins this environment has,
+Hypothesis among them, which the kit does not control), and pytest's own floor: as many empty
+test functions as the plugin has items, serially and on two workers, which is what pytest and
+xdist cost per item before the plugin does anything. Prints the median wall time and CPU time
 (of the process and its children: on a shared machine CPU time is the steadier of the two) of
-each, then the plugin's ratios: serial over the CLI (target at most 2x), and ``-n 2`` over
-serial (below 1 is a speed-up). Bytecode is cached in a temporary folder for all of them, as it
-is on any machine that keeps its ``__pycache__``.
+each, then, as the medians over the rounds of each round's ratios: the plugin serial over the
+CLI (target at most 2x), the same less pytest's own cost of as many items (the plugin's own
+share), and ``-n 2`` over serial for the plugin and for the empty tests (below 1 is a
+speed-up). The load average is printed before and after: ratios taken at a load above the
+number of cores say more about the machine than about the plugin. Bytecode is cached in a
+temporary folder for all of them, as it is on any machine that keeps its ``__pycache__``.
 
     python benchmarks/bench_plugin.py [--rounds N] [--runtime reference]
 """
@@ -22,21 +27,46 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+from conformance._catalog.cases import Selection, load_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 2.0  # the plugin's serial time over the CLI's
 
 
-def commands(folder: str, runtime: str) -> dict[str, list[str]]:
+def items() -> int:
+    """How many items the plugin collects: the parts of the newest spec version's cases."""
+    catalog = load_catalog()
+    return sum(len(case.parts) for case in catalog.select(Selection()))
+
+
+def commands(empty: str, floor: str, runtime: str) -> dict[str, list[str]]:
+    """The commands timed: ``empty`` is an empty folder, ``floor`` one with the empty tests."""
     python = sys.executable
-    pytest = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", folder]
+    pytest = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    plugin = [*pytest, "--rootdir", empty, f"--ppconf-adapter={runtime}", empty]
+    tests = [*pytest, "--rootdir", floor, floor]
     return {
         "ppconf run": [python, "-m", "conformance", "run", "--adapter", runtime],
-        "pytest, empty folder": [*pytest, folder],
-        "plugin -n 0": [*pytest, f"--ppconf-adapter={runtime}", "-n", "0", folder],
-        "plugin -n 2": [*pytest, f"--ppconf-adapter={runtime}", "-n", "2", folder],
+        "pytest, empty folder": [*pytest, "--rootdir", empty, empty],
+        "plugin -n 0": [*plugin, "-n", "0"],
+        "plugin -n 2": [*plugin, "-n", "2"],
+        "empty tests -n 0": [*tests, "-n", "0"],
+        "empty tests -n 2": [*tests, "-n", "2"],
     }
+
+
+def write_floor(folder: Path, count: int) -> None:
+    """``count`` test functions that do nothing, as the plugin's items are many."""
+    (folder / "test_floor.py").write_text(
+        "import pytest\n\n\n"
+        f"@pytest.mark.parametrize('index', range({count}))\n"
+        "def test_nothing(index):\n"
+        "    pass\n",
+        encoding="utf-8",
+    )
 
 
 def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -52,15 +82,30 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, cpu
 
 
+def median_ratio(
+    rounds: list[dict[str, float]], ratio: Callable[[dict[str, float]], float]
+) -> float:
+    """The median over the rounds of one ratio of each round's times (the runs of a round ran
+    close together, so a change in the machine's load moves both sides of it alike)."""
+    return statistics.median(ratio(times) for times in rounds)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--runtime", default="reference", help="the adapter of both")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder, tempfile.TemporaryDirectory() as cache:
+    count = items()
+    load = os.getloadavg()[0]
+    with (
+        tempfile.TemporaryDirectory() as empty,
+        tempfile.TemporaryDirectory() as floor,
+        tempfile.TemporaryDirectory() as cache,
+    ):
+        write_floor(Path(floor), count)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = cache
-        runs = commands(folder, args.runtime)
+        runs = commands(empty, floor, args.runtime)
         for command in runs.values():
             timed(command, env)  # warm the file and bytecode caches
         walls: dict[str, list[float]] = {name: [] for name in runs}
@@ -70,18 +115,28 @@ def main() -> None:
                 wall, cpu = timed(command, env)
                 walls[name].append(wall)
                 cpus[name].append(cpu)
-    wall = {name: statistics.median(values) for name, values in walls.items()}
-    cpu = {name: statistics.median(values) for name, values in cpus.items()}
-    print(f"median of {args.rounds} rounds, fresh interpreters in turn, runtime {args.runtime}")
+    print(
+        f"median of {args.rounds} rounds, fresh interpreters in turn, runtime {args.runtime}, "
+        f"{count} items; load average {load:.2f} before, {os.getloadavg()[0]:.2f} after, "
+        f"{os.cpu_count()} cores"
+    )
     for name in runs:
-        print(f"{name:22} wall {wall[name]:6.2f} s   cpu {cpu[name]:6.2f} s")
-    for clock, times in (("wall", wall), ("cpu", cpu)):
-        serial = times["plugin -n 0"] / times["ppconf run"]
-        own = (times["plugin -n 0"] - times["pytest, empty folder"]) / times["ppconf run"]
-        parallel = times["plugin -n 2"] / times["plugin -n 0"]
+        wall, cpu = statistics.median(walls[name]), statistics.median(cpus[name])
+        print(f"{name:22} wall {wall:6.2f} s   cpu {cpu:6.2f} s")
+    for clock, times in (("wall", walls), ("cpu", cpus)):
+        rounds = [{name: times[name][i] for name in runs} for i in range(args.rounds)]
+        serial = median_ratio(rounds, lambda t: t["plugin -n 0"] / t["ppconf run"])
+        own = median_ratio(
+            rounds, lambda t: (t["plugin -n 0"] - t["empty tests -n 0"]) / t["ppconf run"]
+        )
+        parallel = median_ratio(rounds, lambda t: t["plugin -n 2"] / t["plugin -n 0"])
+        floor_parallel = median_ratio(
+            rounds, lambda t: t["empty tests -n 2"] / t["empty tests -n 0"]
+        )
         print(
             f"{clock}: plugin -n 0 / ppconf run {serial:.2f} (target <= {TARGET:g}); "
-            f"without pytest's own start {own:.2f}; plugin -n 2 / -n 0 {parallel:.2f}"
+            f"less pytest's own cost of {count} items {own:.2f}; "
+            f"-n 2 / -n 0: plugin {parallel:.2f}, empty tests {floor_parallel:.2f}"
         )
 
 
