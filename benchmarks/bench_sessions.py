@@ -9,15 +9,18 @@ session clock, and the start of each session included:
 
 * the floor: plain dicts and a list doing the same bookkeeping as a session (current state,
   status, visit counts and their total, history, the budget checks before every event, the
-  loop-guard check on the state entered), written as directly as Python allows;
+  loop-guard check on the state entered, the status on entering a terminal state), written as
+  directly as Python allows, in one loop with no call per event;
 * the reference: ``reference.start_session(workflow)`` from a compiled ``Workflow``, then
   ``session.send("Next")`` for each event.
 
 The two run in turn, N times each, so that a busy machine slows both alike. Prints the median
 rate of each in events per second and the median, over the N pairs, of the floor's rate over
 the reference's (the target is at most 1.1), both in CPU time: on a shared machine the wall
-clock also counts the time other processes took. Then the same without a budget (the floor drops
-its budget checks and the clock), and for one long session (200,000 events), where the history
+clock also counts the time other processes took. Then the floor plus a call per event of a
+``send`` that does nothing (what any interface taking one event per call costs on top: the part
+of the gap that is the call, not the bookkeeping); the same without a budget (the floor drops
+its budget checks and the clock); and one long session (200,000 events), where the history
 grows: the reference must not lose its speed there either.
 
 Last, a long session read as a driver reads it: the time of one ``state()`` after 10 events and
@@ -41,6 +44,10 @@ import reference
 
 TARGET_RATIO = 1.1  # floor events/s over reference events/s, on short sessions
 BUDGET = {"max_total_visits": 10**9, "max_tool_calls": 10**9, "max_wall_time_sec": 10**9}
+# The floors' workflow, as plain dicts: the loop a -> b -> c -> a of loop_pack.
+ON_EVENT = {"a": {"Next": "b"}, "b": {"Next": "c"}, "c": {"Next": "a"}}
+MAX_VISITS: dict[str, int | None] = {"a": None, "b": None, "c": None}
+TERMINAL = {"a": False, "b": False, "c": False}
 
 
 def loop_pack(budget: bool = True) -> dict[str, Any]:
@@ -66,8 +73,7 @@ def loop_pack(budget: bool = True) -> dict[str, Any]:
 
 def floor(sessions: int, events: int, clock: Callable[[], float]) -> None:
     """The bookkeeping of ``sessions`` sessions of ``events`` events, in plain Python."""
-    on_event = {"a": {"Next": "b"}, "b": {"Next": "c"}, "c": {"Next": "a"}}
-    max_visits: dict[str, int | None] = {"a": None, "b": None, "c": None}
+    on_event, max_visits, terminal = ON_EVENT, MAX_VISITS, TERMINAL
     max_total, max_tools, max_wall = (BUDGET[k] for k in BUDGET)
     for _ in range(sessions):
         current, status, visits, total = "a", "active", {"a": 1}, 1
@@ -88,12 +94,50 @@ def floor(sessions: int, events: int, clock: Callable[[], float]) -> None:
             visits[target] = visits.get(target, 0) + 1
             total += 1
             current = target
+            if terminal[target]:
+                status = "completed"
+
+
+class Idle:
+    """A session whose ``send`` does nothing: only the cost of calling it."""
+
+    def send(self, event: str, source: str = "host") -> None:
+        """Take ``event`` and do nothing with it."""
+
+
+def floor_called(sessions: int, events: int, clock: Callable[[], float]) -> None:
+    """:func:`floor`, plus a call per event of a ``send`` with the reference's signature that
+    does nothing (:class:`Idle`): the floor of any interface taking one event per call."""
+    on_event, max_visits, terminal = ON_EVENT, MAX_VISITS, TERMINAL
+    max_total, max_tools, max_wall = (BUDGET[k] for k in BUDGET)
+    for _ in range(sessions):
+        current, status, visits, total = "a", "active", {"a": 1}, 1
+        history: list[tuple[str, str, str]] = []
+        tool_calls, origin = 0, clock()
+        send = Idle().send
+        for _ in range(events):
+            send("Next")
+            if status != "active":
+                raise RuntimeError("not active")
+            if total >= max_total or tool_calls >= max_tools or clock() - origin >= max_wall:
+                raise RuntimeError("budget")
+            target = on_event[current].get("Next")
+            if target is None:
+                raise RuntimeError("unknown event")
+            limit = max_visits[target]
+            if limit is not None and visits.get(target, 0) >= limit:
+                raise RuntimeError("guard")
+            history.append((current, target, "Next"))
+            visits[target] = visits.get(target, 0) + 1
+            total += 1
+            current = target
+            if terminal[target]:
+                status = "completed"
 
 
 def floor_without_budget(sessions: int, events: int) -> None:
     """:func:`floor` for a workflow without a budget: no budget checks, no clock."""
-    on_event = {"a": {"Next": "b"}, "b": {"Next": "c"}, "c": {"Next": "a"}}
-    max_visits: dict[str, int | None] = {"a": None, "b": None, "c": None}
+    on_event, max_visits, terminal = ON_EVENT, MAX_VISITS, TERMINAL
     for _ in range(sessions):
         current, status, visits = "a", "active", {"a": 1}
         history: list[tuple[str, str, str]] = []
@@ -109,6 +153,8 @@ def floor_without_budget(sessions: int, events: int) -> None:
             history.append((current, target, "Next"))
             visits[target] = visits.get(target, 0) + 1
             current = target
+            if terminal[target]:
+                status = "completed"
 
 
 def run_reference(
@@ -121,26 +167,39 @@ def run_reference(
             send("Next")
 
 
-def compare(label: str, sessions: int, events: int, repeat: int, budget: bool = True) -> None:
-    """Print the floor's and the reference's events/s, and the floor's rate over the reference's."""
+def compare(
+    label: str,
+    sessions: int,
+    events: int,
+    repeat: int,
+    *,
+    budget: bool = True,
+    called: bool = False,
+) -> None:
+    """Print the floor's and the reference's events/s, and the floor's rate over the
+    reference's; ``called``: the floor with a call per event (:func:`floor_called`)."""
     workflow = reference.compile_workflow(loop_pack(budget))
     clock = reference.ManualClock()
     total = sessions * events
+    if called:
+        floor_action = lambda: floor_called(sessions, events, clock)  # noqa: E731
+    elif budget:
+        floor_action = lambda: floor(sessions, events, clock)  # noqa: E731
+    else:
+        floor_action = lambda: floor_without_budget(sessions, events)  # noqa: E731
     floor_seconds, seconds = alternating_seconds(
-        (
-            (lambda: floor(sessions, events, clock))
-            if budget
-            else (lambda: floor_without_budget(sessions, events))
-        ),
+        floor_action,
         lambda: run_reference(workflow, sessions, events, clock),
         repeat,
         time.process_time,
     )
     ratio = statistics.median(r / f for f, r in zip(floor_seconds, seconds, strict=True))
+    name = "floor with a call" if called else "floor"
+    target = "" if called else f" (target <= {TARGET_RATIO:g})"
     print(
-        f"{label}: floor {total / statistics.median(floor_seconds):,.0f} events/s, "
+        f"{label}: {name} {total / statistics.median(floor_seconds):,.0f} events/s, "
         f"reference {total / statistics.median(seconds):,.0f} events/s, "
-        f"floor/reference {ratio:.2f} (target <= {TARGET_RATIO:g})"
+        f"{name}/reference {ratio:.2f}{target}"
     )
 
 
@@ -188,6 +247,7 @@ def main() -> None:
     print(f"medians of {args.repeat} runs in turn; 3-state loop, a manual clock")
     short = f"{args.sessions:,} fresh sessions of {args.events:,} events"
     compare(f"{short}, all budgets", args.sessions, args.events, args.repeat)
+    compare(f"{short}, all budgets", args.sessions, args.events, args.repeat, called=True)
     compare(f"{short}, no budget", args.sessions, args.events, args.repeat, budget=False)
     compare(f"one session of {args.long:,} events, all budgets", 1, args.long, args.repeat)
     counts = (10, args.state_events)
