@@ -33,6 +33,10 @@ MAX_VALUES = 10_000_000
 """The highest --max-values: a pack's bytes are bounded too (10 MiB), which no more values fill."""
 
 
+ITEMS = ("part", "case", "area")
+"""What one of the plugin's test items may run (``--ppconf-items``)."""
+
+
 def whole_number(maximum: int) -> Callable[[str], int]:
     """An argparse type: a whole number from 1 to ``maximum`` (``--repeat``, ``--examples``)."""
 
@@ -267,6 +271,16 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
         metavar="DIR|URL",
         cli=False,
     ),
+    RunOption(
+        "items",
+        "text",
+        "what one test item runs: a case part (the default: select and rerun parts with -k "
+        "and -m), a whole case, or a whole area (fewer, larger items, for xdist with a fast "
+        "runtime; the area's marker is then the only one)",
+        default="part",
+        choices=ITEMS,
+        cli=False,
+    ),
     RunOption("report", "reports", REPORT_HELP, metavar=("FORMAT", "PATH")),
 )
 """Every option of a run, in the order of ``--help``."""
@@ -304,6 +318,7 @@ def read_limits(args: argparse.Namespace) -> reference.Limits:
 
 __all__ = [
     "BY_DEST",
+    "ITEMS",
     "MAX_EXAMPLES",
     "MAX_REPEAT",
     "MAX_SECONDS",

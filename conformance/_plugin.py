@@ -2,7 +2,10 @@
 
 Registered through the ``pytest11`` entry point and inert unless ``--ppconf-adapter`` is given.
 Each case part (``load``, ``validation``, each scenario) is one test item with markers for its
-area (``ppconf_workflow``), level (``ppconf_level_2``) and requirement (``ppconf_must``).
+area (``ppconf_workflow``), level (``ppconf_level_2``) and requirement (``ppconf_must``). With
+``--ppconf-items case`` or ``area`` an item runs the parts of a whole case, or of a whole area
+(with its area's marker only): fewer items, for xdist with a runtime faster than pytest's own
+handling of an item.
 
 Each item carries its part's record (outcome and checks) to the session, across pytest-xdist
 workers, and the session is judged exactly as ``ppconf run`` judges a run: the same verdicts,
@@ -64,16 +67,17 @@ __all__ = [
     "CaseItem",
     "CatalogCollector",
     "FuzzItem",
+    "GroupItem",
     "pytest_addoption",
     "pytest_configure",
 ]
 
 _STATE = pytest.StashKey["_PluginState"]()
 _RECORD = "ppconf_record"
-"""The attribute of a part's call report that carries its record from an xdist worker to the
-controller: its JSON text, which xdist sends as one string (as nested data it sent every key and
-value on its own). Only the call report has it: the setup and teardown reports do not repeat it,
-and a serial session keeps the record itself, with no text made or read."""
+"""The attribute of an item's call report that carries its parts' records from an xdist worker to
+the controller: the JSON text of their list, which xdist sends as one string (as nested data it
+sent every key and value on its own). Only the call report has it: the setup and teardown reports
+do not repeat it, and a serial session keeps the records themselves, with no text made or read."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -107,6 +111,12 @@ class _PluginState:
         timeout = option.ppconf_timeout
         self.timeout: float = timeout
         self.fuzz: int | None = option.ppconf_fuzz
+        self.items: str = option.ppconf_items
+        if self.fuzz is not None and self.items != "part":
+            raise pytest.UsageError(
+                "ppconf: --ppconf-items groups the catalog's parts; --ppconf-fuzz runs no "
+                "catalog: drop one of them"
+            )
         self.fuzz_database: ExampleDatabase | None = (
             _fuzz_database(option.ppconf_fuzz_database, config.rootpath)
             if self.fuzz is not None and option.ppconf_fuzz_database
@@ -303,6 +313,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 ("--ppconf-report", option.ppconf_report),
                 ("--ppconf-fuzz", option.ppconf_fuzz),
                 ("--ppconf-fuzz-database", option.ppconf_fuzz_database),
+                ("--ppconf-items", option.ppconf_items != "part"),
             )
             if value
         ]
@@ -401,52 +412,63 @@ class CatalogCollector(pytest.Collector):
                 for shard in range(workers):
                     yield FuzzItem.from_parent(self, name=f"fuzz-{area}-{shard}", area=area)
             return
-        for case in state.catalog.select(state.selection):
+        cases = state.catalog.select(state.selection)
+        if state.items == "area":
+            for area in AREAS:
+                parts = [(case, part) for case in cases if case.area == area for part in case.parts]
+                if parts:
+                    yield GroupItem.from_parent(self, name=area, parts=parts, whole="area")
+            return
+        for case in cases:
+            if state.items == "case":
+                parts = [(case, part) for part in case.parts]
+                yield GroupItem.from_parent(self, name=case.id, parts=parts, whole="case")
+                continue
             for part in case.parts:
                 yield CaseItem.from_parent(self, name=f"{case.id}::{part}", case=case, part=part)
 
 
-class CaseItem(pytest.Item):
-    """One part of one case."""
+class _Ran:
+    """What one part did, as an item reports it."""
 
-    def __init__(self, *, case: Case, part: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, state: _PluginState, case: Case, part: str) -> None:
+        try:
+            result = state.runner.run_part(case, part)
+        except AdapterGaveUp as error:
+            pytest.exit(f"ppconf: the adapter gave up: {error}", returncode=2)
         self.case = case
         self.part = part
-        self.line: int | None = None  # where the part is in its file, once a reader is sent there
-        self.record: PartRecord | None = None  # made by runtest, until its report takes it
+        self.record = PartRecord.of(case, result, lambda: state.catalog.registry)
+        self.outcome, self.message = result.outcome, result.message
+        if state.strict and self.record.findings:
+            # Every check counts in a strict run, the weaker ones of a passing part included.
+            self.outcome = "failed"
+            self.message = "; ".join(
+                f"strict: {c.requirement} check {c.id!r} failed: {c.message}"
+                for c in self.record.findings
+            )
+        entry = state.expected.get(case.id)
+        self.expected = entry.reason if entry is not None and entry.covers(self.outcome) else None
+
+    def failure(self, state: _PluginState) -> CaseFailure:
+        """The failure of a part that did not pass: the why and rerun lines `ppconf run`
+        prints under it."""
+        spec_version = state.selection.spec_version
+        more = failure_lines(self.record, adapter=state.adapter_spec, spec_version=spec_version)
+        return CaseFailure(self.outcome, self.message, [terminal(line) for line in more])
+
+
+class _PartsItem(pytest.Item):
+    """An item running case parts, whose records its call report takes to the session."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.records: list[PartRecord] = []  # made by runtest, until its report takes them
+
+    def _mark(self, case: Case) -> None:
         self.add_marker(f"ppconf_{case.area.replace('-', '_')}")
         self.add_marker(f"ppconf_level_{case.level}")
         self.add_marker(f"ppconf_{case.requirement.lower()}")
-
-    def runtest(self) -> None:
-        state = self.config.stash[_STATE]
-        try:
-            result = state.runner.run_part(self.case, self.part)
-        except AdapterGaveUp as error:
-            pytest.exit(f"ppconf: the adapter gave up: {error}", returncode=2)
-        record = PartRecord.of(self.case, result, lambda: state.catalog.registry)
-        self.line = record.line
-        self.record = record
-        outcome, message = result.outcome, result.message
-        if state.strict and record.findings:
-            # Every check counts in a strict run, the weaker ones of a passing part included.
-            outcome = "failed"
-            message = "; ".join(
-                f"strict: {c.requirement} check {c.id!r} failed: {c.message}"
-                for c in record.findings
-            )
-        entry = state.expected.get(self.case.id)
-        if entry is not None and entry.covers(outcome):
-            pytest.xfail(f"expected failure: {entry.reason}")
-        if outcome == "skipped":
-            # Reported at the case, not at this line of the plugin; the session still fails.
-            raise pytest.skip.Exception(message, _use_item_location=True)
-        if outcome != "passed":
-            # The why and rerun lines `ppconf run` prints under the part.
-            spec_version = state.selection.spec_version
-            more = failure_lines(record, adapter=state.adapter_spec, spec_version=spec_version)
-            raise CaseFailure(outcome, message, [terminal(line) for line in more])
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CaseFailure):
@@ -457,11 +479,95 @@ class CaseItem(pytest.Item):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style)
 
+
+class CaseItem(_PartsItem):
+    """One part of one case."""
+
+    def __init__(self, *, case: Case, part: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.part = part
+        self.line: int | None = None  # where the part is in its file, once a reader is sent there
+        self._mark(case)
+
+    def runtest(self) -> None:
+        state = self.config.stash[_STATE]
+        ran = _Ran(state, self.case, self.part)
+        self.line = ran.record.line
+        self.records = [ran.record]
+        if ran.expected is not None:
+            pytest.xfail(f"expected failure: {ran.expected}")
+        if ran.outcome == "skipped":
+            # Reported at the case, not at this line of the plugin; the session still fails.
+            raise pytest.skip.Exception(ran.message, _use_item_location=True)
+        if ran.outcome != "passed":
+            raise ran.failure(state)
+
     def reportinfo(self) -> tuple[Path, int, str]:
         # The part's own line for a part that did not pass (a skip is reported there), as its
         # record has it; else its case file's first line. Locating a part re-reads the file's
         # events, and pytest asks every item before running it: a fifth of a second a catalog.
         return self.case.file, (self.line or 1) - 1, f"{self.case.id} [{self.part}]"
+
+
+class GroupItem(_PartsItem):
+    """The parts of one case (``--ppconf-items case``) or of one area (``area``), run in turn as
+    one item. It fails when a part does not pass (each such part shown as a part's item shows
+    it), else is skipped when a part is, else is an expected failure when a part is one; the
+    session judges each part by its own record, as it judges the parts' own items."""
+
+    def __init__(self, *, parts: Sequence[tuple[Case, str]], whole: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.parts = tuple(parts)
+        self.whole = whole
+        case = self.parts[0][0]
+        if whole == "case":
+            self._mark(case)
+        else:  # an area's cases differ in level and requirement
+            self.add_marker(f"ppconf_{case.area.replace('-', '_')}")
+
+    def runtest(self) -> None:
+        state = self.config.stash[_STATE]
+        self.records = []
+        failed: list[_Ran] = []
+        skipped: list[_Ran] = []
+        expected: list[_Ran] = []
+        for case, part in self.parts:
+            if STOP.requested:
+                break  # a stop ends the session after the part running, as between items
+            ran = _Ran(state, case, part)
+            self.records.append(ran.record)
+            if ran.expected is not None:
+                expected.append(ran)
+            elif ran.outcome == "skipped":
+                skipped.append(ran)
+            elif ran.outcome != "passed":
+                failed.append(ran)
+        count = f"of {len(self.parts)} parts"
+        if failed:
+            lines: list[str] = []
+            for ran in failed:
+                shown = ran.failure(state).shown().splitlines()
+                lines.append(f"{ran.case.id} [{ran.part}] {shown[0]}")
+                lines.extend(shown[1:])
+            outcomes = {ran.outcome for ran in failed}
+            outcome = outcomes.pop() if len(outcomes) == 1 else "failed"
+            raise CaseFailure(outcome, f"{len(failed)} {count} did not pass", lines)
+        if skipped:
+            first = skipped[0]
+            pytest.skip(
+                f"{len(skipped)} {count} skipped, the first {first.case.id} [{first.part}]: "
+                f"{first.message}"
+            )
+        if expected:
+            reasons = sorted({ran.expected or "" for ran in expected})
+            pytest.xfail(f"expected failure: {len(expected)} {count}: {'; '.join(reasons)}")
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        if self.whole == "case":
+            case = self.parts[0][0]
+            return case.file, 0, case.id
+        return Path("ppconf"), 0, f"ppconf {self.name}"
 
 
 class FuzzItem(pytest.Item):
@@ -579,15 +685,16 @@ class _SessionHooks:
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        """Hand a part's record to its call report: kept at once in a serial session, carried
+        """Hand an item's records to its call report: kept at once in a serial session, carried
         as text to the controller from an xdist worker."""
         report = yield
-        if isinstance(item, CaseItem) and item.record is not None and call.when == "call":
-            record, item.record = item.record, None
+        if isinstance(item, _PartsItem) and item.records and call.when == "call":
+            records, item.records = item.records, []
             if self.worker:
-                setattr(report, _RECORD, json.dumps(record.to_dict()))
+                setattr(report, _RECORD, json.dumps([record.to_dict() for record in records]))
             else:
-                self._keep(record)
+                for record in records:
+                    self._keep(record)
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -595,7 +702,8 @@ class _SessionHooks:
         session's failed tests that are not catalog parts."""
         text = getattr(report, _RECORD, None)
         if isinstance(text, str) and not self.worker:
-            self._keep(PartRecord.from_dict(json.loads(text)))
+            for data in json.loads(text):
+                self._keep(PartRecord.from_dict(data))
         if report.failed and not report.nodeid.startswith("ppconf"):
             self.state.other_failures += 1
 
