@@ -23,6 +23,9 @@ section 5 alone, whatever cases the catalog gains:
 ``InterruptedOnThirdCase``  the reference, until Ctrl-C arrives during the third case
 ``BrokenCapabilities``      the reference, but it cannot describe itself
 ``NotAnAdapter``            a class without the adapter methods
+``Sleeps``                  not broken: the reference, sleeping ``DELAY`` (2 ms) in each call,
+                            its sessions' included: a runtime slower than pytest's own handling
+                            of an item (``benchmarks/bench_plugin.py``)
 =========================  =================================================================
 """
 
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -52,6 +56,7 @@ __all__ = [
     "NotAnAdapter",
     "RaisesSometimes",
     "RejectsWorkflows",
+    "Sleeps",
     "ValidatesOnly",
     "ValidatesOnlyNoSessions",
     "WorkflowsOnly",
@@ -571,3 +576,40 @@ class NotAnAdapter:
 
     def run(self) -> None:
         """Not what the kit calls."""
+
+
+# -- not broken: slow -------------------------------------------------------------------------
+
+
+class _Sleeping:
+    """An object whose every method sleeps :attr:`Sleeps.DELAY` before it answers; the sessions
+    its methods return sleep too."""
+
+    SESSIONS = ("start", "start_at", "restore")
+
+    def __init__(self, target: Any) -> None:
+        self._target = target
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_target":  # not set yet (a copy in the making): no recursion
+            raise AttributeError(name)
+        found = getattr(self._target, name)
+        if not callable(found):
+            return found
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(Sleeps.DELAY)
+            answer = found(*args, **kwargs)
+            return _Sleeping(answer) if name in self.SESSIONS else answer
+
+        return call
+
+
+class Sleeps(_Sleeping):
+    """The reference adapter, with a pause of :attr:`DELAY` seconds in each call, as a runtime
+    behind a network or a slower interpreter: every verdict the reference's."""
+
+    DELAY = 0.002
+
+    def __init__(self) -> None:
+        super().__init__(ReferenceAdapter())
