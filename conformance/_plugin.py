@@ -44,6 +44,7 @@ from conformance._basics.stopping import STOP, signal_name, stop_signals
 from conformance._basics.text import terminal
 from conformance._catalog.cases import Case, Catalog, Selection, load_catalog
 from conformance._catalog.expected_failures import ExpectedFailure, load_expected_failures
+from conformance._catalog.stored import stored_catalog
 from conformance._judging.explain import failure_lines
 from conformance._judging.levels import describe_level
 from conformance._judging.records import PartRecord, Report, RunHeader
@@ -137,8 +138,7 @@ class _PluginState:
             self.catalog: Catalog = (
                 Catalog(Path(), ())
                 if self.fuzz is not None
-                else _handed_catalog(config)
-                or load_catalog(option.ppconf_catalog, extra=option.ppconf_extra_catalog)
+                else _handed_catalog(config) or _load_catalog(config)
             )
             self.expected: dict[str, ExpectedFailure] = (
                 load_expected_failures(
@@ -375,6 +375,22 @@ def _handed_catalog(config: pytest.Config) -> Catalog | None:
     with open(path, "rb") as handed:
         catalog: Catalog = pickle.load(handed)
     return catalog
+
+
+def _load_catalog(config: pytest.Config) -> Catalog:
+    """The catalog the options name: read back from pytest's cache folder (``.pytest_cache``)
+    when it holds the same catalog loaded by an earlier run (see
+    :mod:`conformance._catalog.stored`), else loaded (and kept there, where pytest keeps one).
+    """
+    option = config.option
+    cache = getattr(config, "cache", None)  # none with -p no:cacheprovider
+    store: Path | None = None
+    if cache is not None:
+        with contextlib.suppress(OSError):
+            store = Path(cache.mkdir("ppconf-catalog"))
+    if store is None:
+        return load_catalog(option.ppconf_catalog, extra=option.ppconf_extra_catalog)
+    return stored_catalog(store, option.ppconf_catalog, extra=option.ppconf_extra_catalog)
 
 
 def _fuzz_database(where: str, root: Path) -> ExampleDatabase:

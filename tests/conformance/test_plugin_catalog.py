@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
+
+from conformance._catalog.cases import load_catalog
 
 pytest_plugins = ["pytester"]
 
@@ -86,3 +89,25 @@ def test_xdist_workers_take_the_controllers_catalog_and_leave_no_file(
     )
     result.assert_outcomes(passed=2)
     assert list(handed.iterdir()) == []
+
+
+def test_a_session_reads_back_the_catalog_an_earlier_one_kept_in_pytests_cache(
+    write_catalog: Callable[[Mapping[str, str]], Path],
+    case_text: Callable[..., str],
+    pytester: pytest.Pytester,
+    tmp_path: Path,
+) -> None:
+    root = write_catalog({"workflow/a.yaml": case_text("workflow.mine.a", body="load: true\n")})
+    own = ("-p", "no:hypothesispytest", "-p", "no:syrupy")  # pytest's cache on
+    args = (*own, "--ppconf-adapter=reference", f"--ppconf-catalog={root}", "--co", "-q")
+    assert "ppconf::workflow.mine.a::load" in pytester.runpytest(*args).stdout.str()
+    [kept] = (pytester.path / ".pytest_cache" / "d" / "ppconf-catalog").iterdir()
+    # What the next session finds there is what it runs: another catalog, under the same key.
+    other = tmp_path / "other"
+    (other / "workflow").mkdir(parents=True)
+    (other / "workflow" / "b.yaml").write_text(case_text("workflow.mine.b", body="load: true\n"))
+    kept.write_bytes(pickle.dumps(load_catalog(other)))
+    assert "ppconf::workflow.mine.b::load" in pytester.runpytest(*args).stdout.str()
+    # An edited case file is another key: loaded afresh.
+    (root / "workflow" / "a.yaml").write_text(case_text("workflow.mine.c", body="load: true\n"))
+    assert "ppconf::workflow.mine.c::load" in pytester.runpytest(*args).stdout.str()
