@@ -17,7 +17,9 @@ round's ratios: the plugin serial over the CLI (target at most 2x), the same les
 cost of as many items (the plugin's own share), and ``-n 2`` over serial (below 1 is a
 speed-up). The load average is printed before and after: ratios taken at a load above the
 number of cores say more about the machine than about the plugin. Bytecode is cached in a
-temporary folder for all of them, as it is on any machine that keeps its ``__pycache__``.
+temporary folder for all of them, as it is on any machine that keeps its ``__pycache__``, and
+pytest keeps its cache (``.pytest_cache``, where the plugin keeps the loaded catalog) in the
+empty folder, but for one serial run of the plugin without it (``-p no:cacheprovider``).
 
     python benchmarks/bench_plugin.py [--rounds N] [--runtime reference] [--no-slow]
 """
@@ -48,7 +50,7 @@ def items() -> int:
     return sum(len(case.parts) for case in catalog.select(Selection()))
 
 
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+PYTEST = [sys.executable, "-m", "pytest", "-q"]
 
 
 def plugin(empty: str, runtime: str, *more: str) -> list[str]:
@@ -63,6 +65,7 @@ def commands(empty: str, floor: str, runtime: str) -> dict[str, list[str]]:
         "ppconf run": [sys.executable, "-m", "conformance", "run", "--adapter", runtime],
         "pytest, empty folder": [*PYTEST, "--rootdir", empty, empty],
         "plugin -n 0": plugin(empty, runtime, "-n", "0"),
+        "plugin -n 0, no cache": plugin(empty, runtime, "-n", "0", "-p", "no:cacheprovider"),
         "plugin -n 2": plugin(empty, runtime, "-n", "2"),
         "empty tests -n 0": [*tests, "-n", "0"],
         "empty tests -n 2": [*tests, "-n", "2"],
@@ -174,10 +177,12 @@ def main() -> None:
         floor_parallel = median_ratio(
             rounds, lambda t: t["empty tests -n 2"] / t["empty tests -n 0"]
         )
+        cold = median_ratio(rounds, over("plugin -n 0, no cache", "ppconf run"))
         areas = median_ratio(rounds, lambda t: t["area items -n 2"] / t["plugin -n 0"])
         areas_serial = median_ratio(rounds, lambda t: t["area items -n 0"] / t["ppconf run"])
         print(
-            f"{clock}: plugin -n 0 / ppconf run {serial:.2f} (target <= {TARGET:g}); "
+            f"{clock}: plugin -n 0 / ppconf run {serial:.2f} (target <= {TARGET:g}; "
+            f"{cold:.2f} without pytest's cache); "
             f"less pytest's own cost of {count} items {own:.2f}; "
             f"-n 2 / -n 0: plugin {parallel:.2f}, empty tests {floor_parallel:.2f}; "
             f"area items: -n 0 / ppconf run {areas_serial:.2f}, -n 2 / part items -n 0 "
