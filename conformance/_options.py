@@ -275,8 +275,9 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
         "items",
         "text",
         "what one test item runs: a case part (the default: select and rerun parts with -k "
-        "and -m), a whole case, or a whole area (fewer, larger items, for xdist with a fast "
-        "runtime; the area's marker is then the only one)",
+        "and -m), a whole case, or a whole area (fewer items: pytest's own cost per item is "
+        "more than a fast runtime takes to run a part; an area item has its area's marker "
+        "only); the session is judged part by part either way",
         default="part",
         choices=ITEMS,
         cli=False,

@@ -4,8 +4,8 @@ Registered through the ``pytest11`` entry point and inert unless ``--ppconf-adap
 Each case part (``load``, ``validation``, each scenario) is one test item with markers for its
 area (``ppconf_workflow``), level (``ppconf_level_2``) and requirement (``ppconf_must``). With
 ``--ppconf-items case`` or ``area`` an item runs the parts of a whole case, or of a whole area
-(with its area's marker only): fewer items, for xdist with a runtime faster than pytest's own
-handling of an item.
+(with its area's marker only): fewer items, for a runtime faster than pytest's own handling of
+an item.
 
 Each item carries its part's record (outcome and checks) to the session, across pytest-xdist
 workers, and the session is judged exactly as ``ppconf run`` judges a run: the same verdicts,
