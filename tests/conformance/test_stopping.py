@@ -255,10 +255,12 @@ def test_a_stop_signal_ends_serve_quietly(
 # -- the pytest plugin --------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("items", ["part", "area"])
 def test_sigterm_stops_a_pytest_session_writing_its_report(
-    started: Callable[..., subprocess.Popen[str]], tmp_path: Path, adapter_pids: Path
+    started: Callable[..., subprocess.Popen[str]], tmp_path: Path, adapter_pids: Path, items: str
 ) -> None:
-    """The session died at once: no --ppconf-report, and the adapter left running."""
+    """The session died at once: no --ppconf-report, and the adapter left running. An item of
+    a whole area stops after the part running, its parts run so far reported."""
     report, log = tmp_path / "session.jsonl", tmp_path / "requests"
     adapter = hostile("--slow", "0.02", "--sticky", "--pidfile", adapter_pids, "--log", log)
     process = started(
@@ -266,6 +268,7 @@ def test_sigterm_stops_a_pytest_session_writing_its_report(
             *(sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"),
             *(f"--ppconf-adapter={adapter}", "--ppconf-report", "json", str(report)),
             *("--ppconf-report", "md", str(tmp_path / "session.md")),
+            f"--ppconf-items={items}",
         ],
         cwd=tmp_path,
     )
