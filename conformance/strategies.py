@@ -352,12 +352,21 @@ _PROVIDERS: tuple[tuple[Any, str | None], ...] = (
     (["drafter"], "default"),
     (["default", "drafter"], None),
     (
-        [{"key": "default", "role": "llm"}, {"key": "digest", "role": "llm", "required": False}],
+        [
+            {"key": "default", "role": "llm"},
+            {
+                "key": "digest",
+                "role": "llm",
+                "required": False,
+                "capabilities": {"modalities": ["text"], "min_context_tokens": 1000},
+            },
+        ],
         "digest",
     ),
 )
 """``requires.providers`` (``None``: none) and the prompt's ``provider``: each valid (RFC 0017
-rules 1 and 4; ``default`` always is, declared or not; an optional one referenced is warned)."""
+rules 1 and 4; ``default`` always is, declared or not; an optional one referenced is warned),
+with ``capabilities`` now and then (declared, never matched against a provider here)."""
 
 
 def _decode_extensions(pack: dict[str, Any], data: _Bytes) -> None:

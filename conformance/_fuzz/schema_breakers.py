@@ -31,7 +31,17 @@ from conformance._catalog.generation import FOLDER, Template
 from conformance._catalog.statements import FOLDER as STATEMENTS
 from conformance._catalog.statements import Statement
 
-__all__ = ["NEWEST", "Broken", "Target", "broken", "places", "targets"]
+__all__ = [
+    "CONTEXTS",
+    "NEWEST",
+    "Broken",
+    "Target",
+    "broken",
+    "contexts",
+    "in_context",
+    "places",
+    "targets",
+]
 
 NEWEST = "schema-1.9.0."
 """The prefix of the newest published schema's statements: the constraints the fuzzer's packs,
@@ -137,6 +147,7 @@ def places(pack: Mapping[str, Any]) -> dict[str, list[str]]:
         found.setdefault(section, []).append(pointer)
 
     add("#/$defs/Prompt", "/prompts/main")
+    _requires(add, pack.get("requires"))
     workflow = pack.get("workflow")
     if isinstance(workflow, Mapping):
         add("#/properties/workflow", "/workflow")
@@ -167,12 +178,32 @@ def places(pack: Mapping[str, Any]) -> dict[str, list[str]]:
     return found
 
 
+def _requires(add: Any, requires: Any) -> None:
+    """RFC 0017: the pack's provider requirements, each by its shape."""
+    if not isinstance(requires, Mapping):
+        return
+    add("#/properties/requires", "/requires")
+    providers = requires.get("providers")
+    for index, item in enumerate(providers if isinstance(providers, list) else []):
+        at = f"/requires/providers/{index}"
+        if isinstance(item, Mapping):
+            add("#/$defs/ProviderRequirement/oneOf/1", at)
+            if isinstance(item.get("capabilities"), Mapping):
+                add("#/$defs/ProviderCapabilities", f"{at}/capabilities")
+        else:
+            add("#/$defs/ProviderRequirement/oneOf/0", at)
+
+
 _KINDS = {
     "prompt": "#/$defs/PromptStep",
     "tool": "#/$defs/ToolStep",
+    "agent": "#/$defs/AgentStep",
     "branch": "#/$defs/BranchStep",
     "parallel": "#/$defs/ParallelStep",
 }
+_VENDOR_KIND = re.compile(r"^[a-z][a-z0-9_-]*\.[a-z][a-z0-9_.-]*$")
+"""A vendor step kind (RFC 0010 Level 3), as the published schema's ``ExtensionStep`` writes
+it."""
 
 
 def _step(add: Any, step: Mapping[str, Any], at: str) -> None:
@@ -180,16 +211,80 @@ def _step(add: Any, step: Mapping[str, Any], at: str) -> None:
     kind = _KINDS.get(str(step.get("kind")))
     if kind is not None:
         add(kind, at)
+    elif _VENDOR_KIND.match(str(step.get("kind"))):
+        add("#/$defs/ExtensionStep", at)
+    if isinstance(step.get("input"), str):
+        add("#/$defs/StepInput/oneOf/0", f"{at}/input")
+    elif isinstance(step.get("input"), Mapping):
+        add("#/$defs/StepInput/oneOf/1", f"{at}/input")
+    if isinstance(step.get("termination"), Mapping):
+        add("#/$defs/TerminationPredicate", f"{at}/termination")
     if isinstance(step.get("modifiers"), Mapping):
         add("#/$defs/StepModifiers", f"{at}/modifiers")
     if isinstance(step.get("reduce"), Mapping):
         add("#/$defs/Reducer", f"{at}/reduce")
+    if "predicate" in step:
+        _predicate(add, step["predicate"], f"{at}/predicate")
     for index, member in enumerate(step.get("branches") or []):
         _step(add, member, f"{at}/branches/{index}")
 
 
+_NESTING = {"not": "#/$defs/NotPredicate", "all_of": "#/$defs/AllOfPredicate"}
+_NESTING["any_of"] = "#/$defs/AnyOfPredicate"
+
+
+def _predicate(add: Any, predicate: Any, at: str) -> None:
+    """A predicate and every predicate it holds, at any depth, each by its form (RFC 0010
+    rule 14: the whole constrained shape, nested ones included)."""
+    if not isinstance(predicate, Mapping):
+        return
+    for key, section in _NESTING.items():
+        if key in predicate:
+            add(section, at)
+            inner = predicate[key]
+            if key == "not":
+                _predicate(add, inner, f"{at}/not")
+            for index, item in enumerate(inner if isinstance(inner, list) else []):
+                _predicate(add, item, f"{at}/{key}/{index}")
+            return
+    add("#/$defs/ExistsPredicate" if "exists" in predicate else "#/$defs/ComparePredicate", at)
+
+
 def _escaped(key: str) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
+
+
+CONTEXTS = ("not", "all_of", "any_of")
+"""Where else a predicate's breakers are applied than where the pack has it: inside a ``not``,
+an ``all_of`` and an ``any_of`` wrapped around each branch predicate (RFC 0010 rule 14 holds
+for the whole predicate, so a validator may check the top and miss what a wrapper holds)."""
+
+_PREDICATE_FORMS: dict[str, dict[str, Any]] = {
+    "#/$defs/ComparePredicate": {"path": "${input.k}", "op": "equals", "value": 0},
+    "#/$defs/ExistsPredicate": {"path": "${input.k}", "exists": True},
+}
+_PREDICATE_FORMS["#/$defs/NotPredicate"] = {"not": _PREDICATE_FORMS["#/$defs/ComparePredicate"]}
+_PREDICATE_FORMS["#/$defs/AllOfPredicate"] = {
+    "all_of": [_PREDICATE_FORMS["#/$defs/ExistsPredicate"]]
+}
+_PREDICATE_FORMS["#/$defs/AnyOfPredicate"] = {
+    "any_of": [_PREDICATE_FORMS["#/$defs/ComparePredicate"]]
+}
+"""A valid predicate of each form, for a pack whose branches hold none of that form."""
+_ADDED_BRANCH = "zz"
+"""The id of a branch step added to hold such a predicate (the fuzzer's step ids are single
+letters)."""
+
+
+def contexts(target: Target) -> tuple[str | None, ...]:
+    """The contexts ``target`` is applied in: as the pack has it (``None``), and for a
+    predicate's constraint, each of :data:`CONTEXTS` too."""
+    return (None, *CONTEXTS) if _form(target.section) is not None else (None,)
+
+
+def _form(section: str) -> str | None:
+    """The predicate definition holding the schema node ``section``, if it is one."""
+    return next((f for f in _PREDICATE_FORMS if section == f or section.startswith(f + "/")), None)
 
 
 @dataclass(frozen=True)
@@ -201,44 +296,137 @@ class Broken:
         target: the breaker and its constraint.
         valid: whether the pack stays valid (an open object's extra key, a value at its bound).
         pointer: where the breaker put the offending value (a JSON pointer).
+        context: the wrapper the breaker's predicate was put in (see :data:`CONTEXTS`;
+            ``None``: the pack as drawn).
     """
 
     pack: dict[str, Any]
     target: Target
     valid: bool
     pointer: str
+    context: str | None = None
 
 
 def broken(pack: Mapping[str, Any], chosen: Sequence[Target], pick: int) -> Broken | None:
     """``pack`` with one of ``chosen`` applied where its constraint's definition stands: the
-    ``pick``-th of the (target, place) pairs the pack offers, or the next one on which the
-    reference agrees with the breaker; ``None`` when none does.
+    ``pick``-th of the (target, context, place) triples the pack offers, or the next one on
+    which the reference agrees with the breaker; ``None`` when none does.
 
+    A target's contexts (see :func:`contexts`) are the pack as drawn and, for a predicate's
+    constraint, the pack with every branch predicate wrapped in ``not``, ``all_of`` and
+    ``any_of``; a pack without a predicate of the target's form gets a branch step holding
+    one (see :func:`in_context`), so every predicate constraint has a place at every depth.
     """
-    where = places(pack)
-    offered: list[tuple[Target, str]] = []
+    variants: dict[tuple[str | None, str | None], tuple[dict[str, Any], dict[str, list[str]]]] = {}
+    offered: list[tuple[Target, str | None, dict[str, Any], str]] = []
     for target in chosen:
-        sections = [s for s in where if target.section == s or target.section.startswith(s + "/")]
-        if not sections:
-            continue
-        section = max(sections, key=len)  # the definition nearest the constraint
-        for pointer in where[section]:
-            located = Template("fuzz", "", pack, {section: pointer}).locate(target.section)
-            if located is not None:
-                offered.append((target, located))
+        for context in contexts(target):
+            key = (context, _form(target.section))
+            if key not in variants:
+                shaped = in_context(pack, target, context)
+                variants[key] = (shaped, places(shaped))
+            shaped, where = variants[key]
+            offered += [(target, context, shaped, p) for p in _located(target, where, shaped)]
     for index in range(len(offered)):
-        target, pointer = offered[(pick + index) % len(offered)]
-        breaker = target.at(_value_at(pack, pointer))
+        target, context, shaped, pointer = offered[(pick + index) % len(offered)]
+        breaker = target.at(_value_at(shaped, pointer))
         if breaker is None:
             continue
         try:
-            result = apply(dict(pack), pointer, breaker)
+            result = apply(shaped, pointer, breaker)
         except (KeyError, IndexError, ValueError, TypeError):
             continue  # the place's parent is not in this pack
         refused = any(d.severity == "error" for d in reference.validate(result))
         if refused != breaker.valid:
-            return Broken(result, target, breaker.valid, pointer + breaker.inside)
+            return Broken(result, target, breaker.valid, pointer + breaker.inside, context)
     return None
+
+
+def in_context(pack: Mapping[str, Any], target: Target, context: str | None) -> dict[str, Any]:
+    """``pack`` as ``target`` is applied to it in ``context`` (see :func:`contexts`): every
+    branch predicate wrapped in ``context``, and, for a predicate's constraint, a branch step
+    first in the first composition when the pack holds no predicate of its form. Still valid:
+    a wrapped predicate is a predicate, and the added branch's ``then`` is the step after it."""
+    form = _form(target.section)
+    if context is None and form is None:
+        return dict(pack)
+    shaped: dict[str, Any] = _copy(pack)
+    if context is not None:
+        _wrap_predicates(shaped, context)
+    if form is not None and form not in places(shaped):
+        _add_branch(shaped, form, context)
+    return shaped
+
+
+def _located(target: Target, where: Mapping[str, list[str]], pack: Mapping[str, Any]) -> list[str]:
+    """The pointers of ``target``'s places in ``pack`` (``where``: its :func:`places`)."""
+    sections = [s for s in where if target.section == s or target.section.startswith(s + "/")]
+    if not sections:
+        return []
+    section = max(sections, key=len)  # the definition nearest the constraint
+    found = []
+    for pointer in where[section]:
+        located = Template("fuzz", "", pack, {section: pointer}).locate(target.section)
+        if located is not None:
+            found.append(located)
+    return found
+
+
+def _branch_steps(pack: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every branch step of the pack's compositions, parallel branches included."""
+    found: list[dict[str, Any]] = []
+
+    def visit(steps: Any) -> None:
+        for step in steps if isinstance(steps, list) else []:
+            if isinstance(step, dict):
+                if step.get("kind") == "branch" and isinstance(step.get("predicate"), dict):
+                    found.append(step)
+                visit(step.get("branches"))
+
+    compositions = pack.get("compositions")
+    for composition in (compositions or {}).values() if isinstance(compositions, Mapping) else ():
+        if isinstance(composition, Mapping):
+            visit(composition.get("steps"))
+    return found
+
+
+def _wrap(predicate: Any, context: str) -> dict[str, Any]:
+    return {context: predicate if context == "not" else [predicate]}
+
+
+def _wrap_predicates(pack: dict[str, Any], context: str) -> None:
+    """Wrap every branch step's predicate in ``context`` (a predicate wrapped stays valid)."""
+    for step in _branch_steps(pack):
+        step["predicate"] = _wrap(step["predicate"], context)
+
+
+def _add_branch(pack: dict[str, Any], form: str, context: str | None) -> bool:
+    """Put a branch step with a predicate of ``form`` (wrapped in ``context``) first in the
+    first composition, its ``then`` the step that was first; ``False``: the pack has no
+    composition with steps."""
+    compositions = pack.get("compositions")
+    if not isinstance(compositions, dict):
+        return False
+    for _, composition in sorted(compositions.items()):
+        steps = composition.get("steps") if isinstance(composition, dict) else None
+        if isinstance(steps, list) and steps and isinstance(steps[0], dict):
+            predicate: Any = _copy(_PREDICATE_FORMS[form])
+            if context is not None:
+                predicate = _wrap(predicate, context)
+            then = steps[0].get("id")
+            steps.insert(
+                0, {"id": _ADDED_BRANCH, "kind": "branch", "predicate": predicate, "then": then}
+            )
+            return True
+    return False
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
 
 
 def _value_at(pack: Any, pointer: str) -> Any:

@@ -3,6 +3,7 @@ packs wherever their constraint's definition stands, judged by the reference's v
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import breaking
@@ -10,10 +11,19 @@ import pytest
 from fuzz_packs import pack as small_pack
 from fuzz_packs import state
 
+import reference
 from conformance import Catalog
 from conformance._fuzz.engine import fuzz
 from conformance._fuzz.oracle import expect_broken
-from conformance._fuzz.schema_breakers import broken, places, targets
+from conformance._fuzz.schema_breakers import (
+    CONTEXTS,
+    Target,
+    broken,
+    contexts,
+    in_context,
+    places,
+    targets,
+)
 
 MAX_VISITS_BOOLEAN = "loops.generated.workflowstate-max-visits-type.boolean"
 
@@ -82,3 +92,105 @@ def test_a_validator_taking_booleans_for_integers_is_found() -> None:
     assert result.finding.part == "validation"
     assert result.finding.rule.startswith("loops.generated.")
     assert result.finding.expected.valid is False
+
+
+def composition_pack() -> dict[str, Any]:
+    """A pack of one composition holding a branch with nested predicates, an agent step with
+    its termination, a prompt step with an input, and provider requirements of both shapes."""
+    compare = {"path": "${input.k}", "op": "equals", "value": 1}
+    exists = {"path": "${input.k}", "exists": True}
+    return {
+        **small_pack({"start": state(terminal=True)}),
+        "tools": {"fetch": {"name": "fetch", "description": "Fetch."}},
+        "requires": {
+            "providers": [
+                "default",
+                {"key": "judge", "role": "llm", "capabilities": {"min_context_tokens": 8}},
+            ]
+        },
+        "compositions": {
+            "review": {
+                "version": 1,
+                "steps": [
+                    {
+                        "id": "a",
+                        "kind": "branch",
+                        "predicate": {"all_of": [{"not": compare}, {"any_of": [exists]}]},
+                        "then": "b",
+                    },
+                    {"id": "b", "kind": "prompt", "prompt_task": "main", "input": "${input.k}"},
+                    {
+                        "id": "c",
+                        "kind": "agent",
+                        "prompt_task": "main",
+                        "tools": ["fetch"],
+                        "termination": {"max_steps": 2},
+                    },
+                ],
+            }
+        },
+    }
+
+
+def test_places_name_predicates_at_every_depth_and_the_newer_parts() -> None:
+    where = places(composition_pack())
+    predicate = "/compositions/review/steps/0/predicate"
+    assert where["#/$defs/AllOfPredicate"] == [predicate]
+    assert where["#/$defs/NotPredicate"] == [f"{predicate}/all_of/0"]
+    assert where["#/$defs/ComparePredicate"] == [f"{predicate}/all_of/0/not"]
+    assert where["#/$defs/AnyOfPredicate"] == [f"{predicate}/all_of/1"]
+    assert where["#/$defs/ExistsPredicate"] == [f"{predicate}/all_of/1/any_of/0"]
+    assert where["#/$defs/StepInput/oneOf/0"] == ["/compositions/review/steps/1/input"]
+    assert where["#/$defs/AgentStep"] == ["/compositions/review/steps/2"]
+    assert where["#/$defs/TerminationPredicate"] == ["/compositions/review/steps/2/termination"]
+    assert where["#/properties/requires"] == ["/requires"]
+    assert where["#/$defs/ProviderRequirement/oneOf/0"] == ["/requires/providers/0"]
+    assert where["#/$defs/ProviderRequirement/oneOf/1"] == ["/requires/providers/1"]
+    assert where["#/$defs/ProviderCapabilities"] == ["/requires/providers/1/capabilities"]
+
+
+def predicate_targets() -> list[Target]:
+    return [t for t in targets() if "Predicate" in t.section and "Termination" not in t.section]
+
+
+def test_predicate_breakers_have_every_context_and_the_others_one() -> None:
+    assert len(predicate_targets()) > 20
+    for target in targets():
+        expected = (None, *CONTEXTS) if target in predicate_targets() else (None,)
+        assert contexts(target) == expected, target.case
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_a_predicate_breaker_lands_inside_each_wrapper_and_the_reference_refuses_it(
+    context: str,
+) -> None:
+    (target,) = [t for t in targets() if t.case.endswith("comparepredicate-op-enum.outsider")]
+    shaped = in_context(composition_pack(), target, context)
+    assert reference.validate(shaped) == reference.validate(composition_pack())
+    # One target: pick 0 is the pack as drawn, picks 1 to 3 the contexts, in their order.
+    found = broken(composition_pack(), [target], 1 + CONTEXTS.index(context))
+    assert found is not None
+    assert (found.context, found.valid) == (context, False)
+    assert found.pointer.startswith(f"/compositions/review/steps/0/predicate/{context}/")
+    errors = [d for d in reference.validate(found.pack) if d.severity == "error"]
+    assert [d.path for d in errors] == [found.pointer]
+
+
+@pytest.mark.parametrize("context", [None, *CONTEXTS])
+def test_a_pack_without_branches_gets_one_for_each_predicate_form(context: str | None) -> None:
+    bare = composition_pack()
+    bare["compositions"]["review"]["steps"] = bare["compositions"]["review"]["steps"][1:]
+    for target in predicate_targets():
+        shaped = in_context(bare, target, context)
+        assert not [d for d in reference.validate(shaped) if d.severity == "error"], target
+        first = shaped["compositions"]["review"]["steps"][0]
+        assert (first["kind"], first["then"]) == ("branch", "b")
+        assert broken(bare, [target], 0 if context is None else 1 + CONTEXTS.index(context))
+
+
+def test_a_validator_that_skips_what_not_wraps_is_found() -> None:
+    result = fuzz(breaking.IgnoresInsideNot(), areas=("compositions",), examples_wanted=300, seed=1)
+    assert result.finding is not None
+    assert result.finding.part == "validation"
+    assert result.finding.rule.startswith("compositions.generated.")
+    assert '"not": ' in json.dumps(result.finding.expected.pack)
