@@ -129,6 +129,7 @@ class _Features:
     state_agents: bool
     extensions: bool = False
     providers: bool = False
+    vendor: bool = False
 
 
 def packs(
@@ -148,6 +149,7 @@ def packs(
     state_agents: bool = False,
     extensions: bool = False,
     providers: bool = False,
+    vendor: bool = False,
 ) -> st.SearchStrategy[dict[str, Any]]:
     """Valid packs (plain dicts, JSON-shaped).
 
@@ -180,6 +182,10 @@ def packs(
         providers: RFC 0017 ``provider`` on the prompt, with ``requires.providers`` declared
             by shorthand or by objects, or not at all (``default`` needs no declaration), an
             optional (``required: false``) requirement referenced now and then (valid, warned).
+        vendor: with ``compositions``, the kit's test extensions (RFC 0010 Level 3, which a
+            runtime claiming it registers: :func:`reference.test_extensions`) now and then: a
+            ``ppconf.upper`` step with a literal input at the end of a composition or as one
+            more branch of a parallel, a parallel merged by ``ppconf.join``.
 
     Raises:
         ValueError: a knob out of range, a pack with neither workflow nor compositions, or
@@ -211,6 +217,7 @@ def packs(
             state_agents,
             extensions,
             providers,
+            vendor and compositions,
         )
     )
 
@@ -271,16 +278,22 @@ def _packs(features: _Features) -> st.SearchStrategy[dict[str, Any]]:
     counts = st.integers(features.min_states, features.max_states)
     if not features.workflow:
         counts = st.just(0)
-    size = max(_BYTES, _extras_at(features)) if features.workflow else _BYTES
-    if features.control or features.state_agents:
-        size = max(_BYTES, _extras_at(features) + _EXTRA_BYTES)
-    if features.extensions or features.providers:
-        size = max(size, _extras_at(features) + _EXTRA_BYTES + _SLOT_BYTES + _MORE_SLOT_BYTES)
+    size = _size(features) + (_VENDOR_BYTES if features.vendor else 0)
     return st.builds(
         lambda count, data: _decode_pack(features, count, _Bytes(data)),
         counts,
         st.binary(min_size=size, max_size=size),
     )
+
+
+def _size(features: _Features) -> int:
+    """The bytes a pack is decoded from, the kit's test extensions aside (they come last)."""
+    size = max(_BYTES, _extras_at(features)) if features.workflow else _BYTES
+    if features.control or features.state_agents:
+        size = max(_BYTES, _extras_at(features) + _EXTRA_BYTES)
+    if features.extensions or features.providers:
+        size = max(size, _extras_at(features) + _EXTRA_BYTES + _SLOT_BYTES + _MORE_SLOT_BYTES)
+    return size
 
 
 _NO = (None,)
@@ -318,6 +331,9 @@ def _decode_pack(features: _Features, count: int, data: _Bytes) -> dict[str, Any
         pack["tools"] = {tool: {"name": tool, "description": f"The {tool} tool."} for tool in TOOLS}
         names = ("review", "triage")[: data.pick((1, 1, 2))]
         pack["compositions"] = {name: _decode_composition(data) for name in names}
+        if features.vendor:
+            data.seek(_size(features))
+            _decode_vendor(pack["compositions"], data)
     if features.extensions or features.providers:
         data.seek(_extras_at(features) + _EXTRA_BYTES)
         if features.extensions:
@@ -610,6 +626,48 @@ def _decode_composition(data: _Bytes) -> dict[str, Any]:
     if named is not None:
         composition["output"] = named
     return composition
+
+
+_VENDOR_KIND = "ppconf.upper"
+"""The kit's test vendor step kind (its output: the step's string input, upper-cased)."""
+_VENDOR_REDUCER = "ppconf.join"
+"""The kit's test vendor reducer (the branches' string outputs, joined)."""
+_VENDOR_BYTES = 2 * 2
+"""Two bytes per composition: where a ``ppconf.upper`` step goes, and whether a parallel is
+merged by ``ppconf.join``."""
+_VENDOR_STEPS = (None, None, "step", "step", "branch")
+_VENDOR_JOINS = (None, None, "", "-")
+"""``None``: the reducer as drawn; else ``ppconf.join`` with that ``separator`` (``""``: none
+written)."""
+
+
+def _decode_vendor(compositions: dict[str, Any], data: _Bytes) -> None:
+    """The kit's test extensions in the compositions (a fixed layout past every other byte, so
+    a pack decodes as without them when they shrink to none). A ``ppconf.upper`` step takes a
+    literal text: it fails on anything but a string, and the compositions' inputs are numbers.
+    """
+    for name in ("review", "triage"):
+        where, join = data.pick(_VENDOR_STEPS), data.pick(_VENDOR_JOINS)
+        composition = compositions.get(name)
+        if composition is None:
+            continue
+        steps = composition["steps"]
+        used = {s["id"] for s in steps} | {b["id"] for s in steps for b in s.get("branches", [])}
+        upper = {
+            "id": next(i for i in _STEP_IDS if i not in used),
+            "kind": _VENDOR_KIND,
+            "input": TEXTS[len(steps) % len(TEXTS)],
+        }
+        parallels = [s for s in steps if s["kind"] == "parallel"]
+        if where == "branch" and parallels:
+            parallels[0]["branches"].append(upper)
+        elif where is not None:
+            steps.append(upper)
+        if join is not None and parallels:
+            reduce = parallels[-1]["reduce"]
+            reduce["strategy"] = _VENDOR_REDUCER
+            if join:
+                reduce["separator"] = join
 
 
 def _decode_predicate(data: _Bytes) -> dict[str, Any]:

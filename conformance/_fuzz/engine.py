@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Flaky
 
+import reference
 from conformance import strategies
 from conformance._basics.areas import AREAS as REGISTERED
 from conformance._basics.stopping import STOP
@@ -43,7 +44,7 @@ from conformance._fuzz.local_constants import no_local_constants
 from conformance._fuzz.oracle import Expected, expect_broken, expect_invalid, expect_run
 from conformance._fuzz.schema_breakers import Broken, broken, targets
 from conformance._judging.runner import Runner
-from conformance._runtime.adapter import Adapter
+from conformance._runtime.adapter import Adapter, Capabilities
 
 __all__ = [
     "AREAS",
@@ -65,6 +66,7 @@ __all__ = [
     "examples",
     "expect",
     "fuzz",
+    "vendor_claimed",
 ]
 
 AREAS = REGISTERED
@@ -144,11 +146,26 @@ _NEED_WORKFLOW = ("control", "state-agents")
 
 
 @cache
-def _area_packs(area: str, mixed: frozenset[str]) -> st.SearchStrategy[dict[str, Any]]:
+def _area_packs(
+    area: str, mixed: frozenset[str], vendor: bool = False
+) -> st.SearchStrategy[dict[str, Any]]:
     arguments = dict(_OWN[area])
     for other in sorted(mixed):
         arguments[FEATURES[other]] = True
+    if vendor:
+        arguments["vendor"] = True
     return strategies.packs(**arguments)
+
+
+def vendor_claimed(capabilities: Capabilities) -> bool:
+    """Whether a runtime claims RFC 0010 Level 3 with the kit's test extensions registered
+    (``ppconf.upper``, ``ppconf.join``): only then are they drawn in its compositions, since
+    without them an unsupported vendor kind is refused (SEMANTICS C12)."""
+    kit = reference.test_extensions()
+    wanted = {*kit.kinds, *kit.reducers}
+    return capabilities.claims.get("compositions", 0) >= 3 and wanted <= set(
+        capabilities.extensions
+    )
 
 
 def _mixable(area: str, others: Sequence[str]) -> tuple[str, ...]:
@@ -170,7 +187,9 @@ _PICKS = 4095
 
 
 @cache
-def examples(area: str, others: tuple[str, ...] = ()) -> st.SearchStrategy[Example]:
+def examples(
+    area: str, others: tuple[str, ...] = (), vendor: bool = False
+) -> st.SearchStrategy[Example]:
     """Examples of one area: five in eight a valid pack with a script, one in eight a pack
     with one mutation that a validator must refuse (MUST rules only), two in eight a valid pack
     with one standard breaker of a MUST schema constraint applied (see
@@ -180,6 +199,8 @@ def examples(area: str, others: tuple[str, ...] = ()) -> st.SearchStrategy[Examp
         area: the area.
         others: the other areas fuzzed: the fields of each of :data:`FEATURES` among them are
             in three in four of the valid packs, drawn independently (shrinking to none).
+        vendor: the kit's test extensions in the valid packs' compositions (for a runtime
+            that claims them, see :func:`vendor_claimed`).
 
     Raises:
         ValueError: not one of :data:`AREAS`.
@@ -204,7 +225,7 @@ def examples(area: str, others: tuple[str, ...] = ()) -> st.SearchStrategy[Examp
                 return Example(area, found.pack, broken=found)
         # Each in three of four packs (shrinking to none).
         uses = tuple(other for other in mixable if draw(st.integers(0, 3)) > 0)
-        pack = draw(_area_packs(area, frozenset(uses)))
+        pack = draw(_area_packs(area, frozenset(uses), vendor and area == "compositions"))
         steps = MAX_RUNS if area == "compositions" else MAX_STEPS
         # A start at a named state (the kit's adapter contract, which RFC 0011 runtimes have)
         # in every pack with a workflow when state-agents is fuzzed: every execution statement
@@ -401,7 +422,8 @@ def fuzz(
     if examples_wanted is None and max_time is None:
         raise ValueError("fuzz() needs examples_wanted or max_time")
     areas = tuple(areas)
-    each = [examples(area, areas) for area in areas]
+    vendor = vendor_claimed(adapter.capabilities())
+    each = [examples(area, areas, vendor) for area in areas]
     one = st.one_of(each) if len(each) > 1 else each[0]
     strategy = st.lists(one, min_size=1, max_size=BATCH)
     runner = Runner(adapter, timeout=timeout)

@@ -106,7 +106,7 @@ def as_case(expected: Expected) -> Case:
         id=f"{expected.area}.fuzz.example",
         description="a generated example",
         area=expected.area,
-        level=2,
+        level=expected.level,
         requirement="MUST",
         statements=(),  # in memory only: the exported case cites its rule case's statements
         spec_versions=(),

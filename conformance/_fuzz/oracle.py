@@ -21,6 +21,10 @@ The reference runs the example. Each step's expectation keeps only what RFC text
   ``output_schema`` (a runtime may hand on the model's text, R13); a run in which a step or a
   parallel branch fails, retries aside, is left out: what follows a failure is the runtime's
   error recovery (R15, MAY);
+- a composition run holding the kit's test extensions (``ppconf.upper`` steps, ``ppconf.join``
+  reducers; drawn only for a runtime that claims RFC 0010 Level 3 and lists them) is judged
+  on its status, as the catalog's Level 3 MUST cases do; what they give is the kit's own
+  definition (MAY), so no output holding it is compared;
 - RFC 0014 (packs with ``control``): ``turn`` is compared wherever SEMANTICS 6.1 makes it MUST:
   after an accepted agent transition (X18, X19), an accepted host transition when the turn was
   the user's (X20), the end of the workflow (X21), and the agent's text (the round ends).
@@ -175,6 +179,13 @@ RULE_COMPOSITION = {
     "replace": "compositions.execution.parallel-replace",
     "barrier": "compositions.execution.parallel-barrier",
 }
+RULE_VENDOR = {
+    "step": "compositions.extension.upper-between-steps",
+    "branch": "compositions.extension.upper-inside-parallel",
+    "reducer": "compositions.extension.join-without-separator",
+}
+"""A run with the kit's test extensions (RFC 0010 Level 3): a vendor step among the others, a
+vendor step as a parallel branch, a parallel merged by a vendor reducer."""
 RULE_PROMPT_CALLS = {
     "sequence": "compositions.prompt.no-tool-calls",
     "parallel": "compositions.prompt.no-tool-calls-in-parallel",
@@ -209,6 +220,7 @@ RULES = (
     *RULE_COMPOSITION.values(),
     *RULE_AGENT_BOUND.values(),
     *RULE_PROMPT_CALLS.values(),
+    *RULE_VENDOR.values(),
     RULE_START_AGENT,
     RULE_START_STATE,
     RULE_START_VISIT,
@@ -266,6 +278,8 @@ class Expected:
     final_rules: Rules = field(default_factory=dict)
     left_out: int = 0
     exercised: Counter[str] = field(default_factory=Counter)
+    level: int = 2
+    """The support level of what is compared (3: the kit's test extensions, RFC 0010 Level 3)."""
 
     def rule_at(self, step: int | None, observation: str | None) -> str:
         """The catalog case behind the observation ``observation`` (a mismatch path such as
@@ -340,6 +354,9 @@ def expect_run(
             continue
         expected.steps.append(found[0])
         expected.step_rules.append(found[1])
+    runs = [s["run_composition"]["name"] for s in expected.steps if "run_composition" in s]
+    if any(_vendor_parts(pack["compositions"][name]) for name in runs):
+        expected.level = 3  # RFC 0010 Level 3: the kit's test extensions took part
     refused = expected.start is not None and "rejection" in expected.start
     if walk is not None and not refused:
         expected.final, expected.final_rules = walk.final()
@@ -807,7 +824,9 @@ def _composition_step(
     asking = _asking_prompts(composition, run["mocks"])
     if asking:
         return _prompt_calls_step(pack, run, asking, exercised)
-    result = reference.run_composition(pack, name, run["input"], run["mocks"]).to_dict()
+    result = reference.run_composition(
+        pack, name, run["input"], run["mocks"], extensions=_TEST_EXTENSIONS
+    ).to_dict()
     status = result["status"]
     exercised[f"composition runs ({status})"] += 1
     wanted: dict[str, Any] = {"status": status}
@@ -845,6 +864,13 @@ def _composition_step(
         exercised["left out: composition runs that needed a retry"] += 1
         return None
     rules["composition.status"] = RULE_COMPOSITION["branch" if "branch" in kinds else "order"]
+    vendor = _vendor_parts(composition)
+    if vendor:
+        # A runtime claiming Level 3 with the kit's test extensions runs them as any step:
+        # the run completes. What they give is the kit's definition (MAY): not compared.
+        rule = RULE_VENDOR[vendor[0]]
+        rules.update(outcome=rule, **{"composition.status": rule})
+        exercised["composition runs with the kit's test extensions"] += 1
     named = composition.get("output")
     if named is not None:
         trace = traces.get(named, {})
@@ -861,6 +887,29 @@ def _composition_step(
         "expect": {"composition": {"$subset": wanted}},
     }
     return written, rules
+
+
+_TEST_EXTENSIONS = reference.test_extensions()
+"""The kit's test vendor namespace, which a runtime claiming RFC 0010 Level 3 registers (the
+fuzzer draws it only for such a runtime)."""
+
+
+def _vendor(name: Any) -> bool:
+    """Whether a step kind or reducer strategy is a vendor one (``namespace.name``)."""
+    return isinstance(name, str) and "." in name
+
+
+def _vendor_parts(composition: Mapping[str, Any]) -> list[str]:
+    """Which of :data:`RULE_VENDOR`'s parts the composition holds, in that order."""
+    found = set()
+    for step in composition.get("steps") or []:
+        if _vendor(step.get("kind")):
+            found.add("step")
+        if any(_vendor(member.get("kind")) for member in step.get("branches") or []):
+            found.add("branch")
+        if _vendor((step.get("reduce") or {}).get("strategy")):
+            found.add("reducer")
+    return [part for part in RULE_VENDOR if part in found]
 
 
 def _asking_prompts(composition: Mapping[str, Any], mocks: Mapping[str, Any]) -> list[str]:
@@ -945,7 +994,12 @@ def _output(
 ) -> tuple[Any, str] | None:
     """The output a named step must have given, and the rule that pins it; ``None`` when it
     holds what a prompt step without ``output_schema`` gave that is not text: a runtime may
-    hand on the model's text as it is (R13)."""
+    hand on the model's text as it is (R13), or what the kit's test extensions gave (their
+    definition is the kit's, MAY)."""
+    if _vendor(step["kind"]) or _vendor(step.get("reduce", {}).get("strategy")):
+        return None
+    if any(_vendor(member.get("kind")) for member in step.get("branches") or []):
+        return None
     if step["kind"] != "parallel":
         if _unparsed(step, trace.get("output")):
             return None

@@ -21,8 +21,15 @@ import breaking
 import pytest
 from hypothesis.database import InMemoryExampleDatabase
 
-from conformance import PackInput, ReferenceAdapter, Runner, load_catalog
-from conformance._fuzz.engine import BATCH, FuzzResult, default_areas, examples, fuzz
+from conformance import Capabilities, PackInput, ReferenceAdapter, Runner, load_catalog
+from conformance._fuzz.engine import (
+    BATCH,
+    FuzzResult,
+    default_areas,
+    examples,
+    fuzz,
+    vendor_claimed,
+)
 from conformance._fuzz.report import case_document, export
 from conformance._protocol import SubprocessAdapter
 
@@ -49,6 +56,7 @@ ALLOWED = (
     "EveryErrorCode",
     "ListsDeclaredEvents",
     "FailsAtMaxSteps",
+    "OtherTestExtensions",
 )
 """The RFC-allowed runtimes whose choices the fuzzer's examples reach (schema errors at a
 parent or with another code among them, now that near-valid packs carry schema breakers)."""
@@ -239,3 +247,20 @@ def test_unknown_areas_and_budgets_are_refused() -> None:
         examples("budgets")
     with pytest.raises(ValueError, match="examples_wanted or max_time"):
         fuzz(ReferenceAdapter(), examples_wanted=None)
+
+
+def test_the_kit_s_test_extensions_are_drawn_for_a_runtime_claiming_them_alone() -> None:
+    assert vendor_claimed(ReferenceAdapter().capabilities())
+    assert not vendor_claimed(breaking.AcceptsEverything().capabilities())  # none registered
+    level_2 = {**ReferenceAdapter().capabilities().claims, "compositions": 2}
+    extensions = ReferenceAdapter().capabilities().extensions
+    assert not vendor_claimed(Capabilities("r", claims=level_2, extensions=extensions))
+    drawn = "composition runs with the kit's test extensions"
+    claimed = fuzz(ReferenceAdapter(), areas=("compositions",), examples_wanted=200, seed=1)
+    assert claimed.finding is None
+    assert claimed.tally.exercised[drawn] > 0
+    refused = fuzz(
+        breaking.RefusesVendorKinds(), areas=("compositions",), examples_wanted=200, seed=1
+    )
+    assert refused.finding is not None
+    assert refused.finding.rule.startswith("compositions.extension.")

@@ -28,11 +28,14 @@ CAUGHT = (
     *breaking.AREA_BUGS,
     *breaking.CONTEXT_BUGS,
     "IgnoresInsideNot",
+    "RefusesVendorKinds",
 )
-"""The breaking runtimes the catalog catches that break a rule the fuzzer draws examples for
-(of :data:`breaking.MUTANT_BUGS`, the predicate rule inside ``not``, which the schema breakers
-reach at every depth of a predicate; not the kit's Level 3 test extensions, which it draws
-none of)."""
+"""The breaking runtimes the catalog catches that break a rule the fuzzer draws examples for:
+of :data:`breaking.MUTANT_BUGS`, the predicate rule inside ``not`` (the schema breakers reach
+every depth of a predicate) and the kit's Level 3 test extensions (drawn for a runtime that
+claims them); not ``HandsOnAnotherValue``, which changes only what later steps read of a test
+extension's output through ``${...}`` references, and the fuzzer's steps read the composition's
+input alone."""
 
 
 def _fuzzed(adapter: Adapter) -> FuzzResult:

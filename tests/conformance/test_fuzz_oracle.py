@@ -210,6 +210,10 @@ PARALLEL = {
 }
 
 
+UPPER = {"id": "v", "kind": "ppconf.upper", "input": "hi"}
+APPEND = {"strategy": "append", "into": "out"}
+
+
 @pytest.mark.parametrize(
     ("strategy", "output"),
     [
@@ -523,3 +527,51 @@ def test_a_pack_without_extensions_is_not_loaded() -> None:
     expected = run({"start": state(on_event={"Go": "start"})}, [{"event": "Go"}])
     assert expected.load is None
     assert "load" not in case_body(expected)
+
+
+@pytest.mark.parametrize(
+    ("steps", "named", "rule"),
+    [
+        (
+            [{"id": "a", "kind": "prompt", "prompt_task": "main"}, UPPER],
+            "v",
+            "compositions.extension.upper-between-steps",
+        ),
+        (
+            [{**PARALLEL, "branches": [*PARALLEL["branches"], UPPER], "reduce": APPEND}],
+            "p",
+            "compositions.extension.upper-inside-parallel",
+        ),
+        (
+            [{**PARALLEL, "reduce": {"strategy": "ppconf.join", "into": "out"}}],
+            "p",
+            "compositions.extension.join-without-separator",
+        ),
+    ],
+)
+def test_the_kit_s_test_extensions_are_judged_by_the_run_s_status_alone(
+    steps: list[dict[str, Any]], named: str, rule: str
+) -> None:
+    mocks = {"a": [{"output": "x"}], "b": [{"output": "y"}]}
+    expected = expect_run(
+        "compositions",
+        composition_pack(steps, named),
+        [{"run_composition": {"name": "c", "input": {"k": 0}, "mocks": mocks}}],
+    )
+    # What ppconf.upper and ppconf.join give is the kit's definition (MAY): no output holding
+    # it is compared, whatever the reference gave.
+    (only,) = expects(expected)
+    assert only == {"composition": {"$subset": {"status": "completed"}}}
+    assert expected.rule_at(1, "composition.status") == rule
+    assert expected.level == 3
+
+
+def test_a_run_without_the_test_extensions_stays_at_level_2() -> None:
+    steps = [{**PARALLEL, "reduce": APPEND}]
+    mocks = {"a": [{"output": "x"}], "b": [{"output": "y"}]}
+    expected = expect_run(
+        "compositions",
+        composition_pack(steps, "p"),
+        [{"run_composition": {"name": "c", "input": {"k": 0}, "mocks": mocks}}],
+    )
+    assert expected.level == 2

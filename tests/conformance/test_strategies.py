@@ -24,6 +24,8 @@ KNOBS = [
     {"control": True},
     {"state_agents": True},
     {"control": True, "state_agents": True, "min_states": 8, "max_states": 8},
+    {"workflow": False, "compositions": True, "vendor": True},
+    {"providers": True},
 ]
 
 
@@ -298,3 +300,32 @@ def test_control_agent_states_come_in_every_mode(mode: str) -> None:
         settings=settings(max_examples=2000, database=None),
     )
     assert not [d for d in reference.validate(found) if d.severity == "error"]
+
+
+def _vendor_parts(pack: dict[str, Any]) -> set[str]:
+    found = set()
+    for composition in pack.get("compositions", {}).values():
+        for step in composition["steps"]:
+            if step["kind"] == "ppconf.upper":
+                found.add("step")
+            if any(b["kind"] == "ppconf.upper" for b in step.get("branches", [])):
+                found.add("branch")
+            if step.get("reduce", {}).get("strategy") == "ppconf.join":
+                found.add("reducer")
+    return found
+
+
+@pytest.mark.parametrize("part", ["step", "branch", "reducer"])
+def test_the_kit_s_test_extensions_come_where_asked(part: str) -> None:
+    found = find(
+        strategies.packs(workflow=False, compositions=True, vendor=True),
+        lambda pack: part in _vendor_parts(pack),
+        settings=settings(max_examples=2000, database=None),
+    )
+    assert not errors(found)
+
+
+@FAST
+@given(strategies.packs(compositions=True))
+def test_the_kit_s_test_extensions_only_when_asked(pack: dict[str, Any]) -> None:
+    assert not _vendor_parts(pack)
