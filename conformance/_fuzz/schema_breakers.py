@@ -5,7 +5,8 @@ The breakers are those the catalog's generated cases apply (:mod:`conformance._c
 read from those cases: each names its constraint, its breaker and the statements it cites, and
 the generator has checked the breaker against the published schemas. A constraint of the newest
 published schema whose statements give MUST is applied to the fuzzer's packs wherever the
-definition it belongs to stands (each state, each artifact, each step ...). The reference's
+definition it belongs to stands (each state, each artifact, each step, each predicate at any
+depth ...), and a predicate's also in the contexts of :data:`CONTEXTS`. The reference's
 ``validate`` is the oracle: where it agrees with the breaker (a schema error, or for an open
 object's extra key or a value at its bound, still valid), the runtime must say the same, and
 nothing more: no code and no pointer is pinned (R19: the generic ``schema`` code, and an error at
