@@ -157,6 +157,21 @@ def _area_packs(
     return strategies.packs(**arguments)
 
 
+_BREAKER_BASES: dict[str, dict[str, bool]] = {
+    # RFC 0016 slots on agents members and compositions (their constraints are the area's)
+    "extensions": {"state_agents": True, "compositions": True},
+    # RFC 0017 references from prompt and agent steps
+    "providers": {"compositions": True},
+}
+"""What an area's packs hold besides their own when a schema breaker is applied to them: the
+parts where the area's constraints stand too (a breaker example is validated, never run)."""
+
+
+@cache
+def _breaker_packs(area: str) -> st.SearchStrategy[dict[str, Any]]:
+    return strategies.packs(**{**_OWN[area], **_BREAKER_BASES.get(area, {})})
+
+
 def vendor_claimed(capabilities: Capabilities) -> bool:
     """Whether a runtime claims RFC 0010 Level 3 with the kit's test extensions registered
     (``ppconf.upper``, ``ppconf.join``): only then are they drawn in its compositions, since
@@ -219,7 +234,7 @@ def examples(
             near = draw(mutated)
             return Example(area, near.pack, near_valid=near)
         if kind == "breaker" and breakers:
-            base = draw(_area_packs(area, frozenset()))
+            base = draw(_breaker_packs(area))
             found = broken(base, breakers, draw(st.integers(0, _PICKS)))
             if found is not None:
                 return Example(area, found.pack, broken=found)
