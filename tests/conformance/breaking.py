@@ -601,9 +601,11 @@ MUTANT_BUGS = {
     "RefusesVendorKinds": "compositions",
     "HandsOnAnotherValue": "compositions",
 }
-"""Fakes that only the catalog is asked to catch, each with the area whose level it must lose:
-a rule broken the way a surviving mutant of the reference did (tools/mutation), or one the
-fuzzer generates no pack for (the kit's Level 3 test extensions)."""
+"""Fakes the catalog must catch, each with the area whose level it must lose: a rule broken the
+way a surviving mutant of the reference did (tools/mutation), or the kit's Level 3 test
+extensions mishandled. The fuzzer finds the first two too (``test_fuzz_goal.CAUGHT``); its
+compositions never read a step's output through a reference, which ``HandsOnAnotherValue``
+changes."""
 
 
 class RefusesVendorKinds(_AllAreas):
