@@ -283,6 +283,7 @@ def contexts(target: Target) -> tuple[str | None, ...]:
     return (None, *CONTEXTS) if _form(target.section) is not None else (None,)
 
 
+@cache
 def _form(section: str) -> str | None:
     """The predicate definition holding the schema node ``section``, if it is one."""
     return next((f for f in _PREDICATE_FORMS if section == f or section.startswith(f + "/")), None)
@@ -318,16 +319,32 @@ def broken(pack: Mapping[str, Any], chosen: Sequence[Target], pick: int) -> Brok
     ``any_of``; a pack without a predicate of the target's form gets a branch step holding
     one (see :func:`in_context`), so every predicate constraint has a place at every depth.
     """
-    variants: dict[tuple[str | None, str | None], tuple[dict[str, Any], dict[str, list[str]]]] = {}
+    # Each context's pack is made once, and once more for each predicate form it lacks.
+    wrapped: dict[str | None, tuple[dict[str, Any], dict[str, list[str]]]] = {}
+    added: dict[tuple[str | None, str], tuple[dict[str, Any], dict[str, list[str]]]] = {}
+
+    def variant(
+        context: str | None, form: str | None
+    ) -> tuple[dict[str, Any], dict[str, list[str]]]:
+        if context not in wrapped:
+            shaped = dict(pack) if context is None else _copy(pack)
+            if context is not None:
+                _wrap_predicates(shaped, context)
+            wrapped[context] = (shaped, places(shaped))
+        shaped, where = wrapped[context]
+        if form is None or form in where:
+            return shaped, where
+        if (context, form) not in added:
+            extra = _copy(shaped)
+            _add_branch(extra, form, context)
+            added[context, form] = (extra, places(extra))
+        return added[context, form]
+
     offered: list[tuple[Target, str | None, dict[str, Any], str]] = []
     for target in chosen:
         for context in contexts(target):
-            key = (context, _form(target.section))
-            if key not in variants:
-                shaped = in_context(pack, target, context)
-                variants[key] = (shaped, places(shaped))
-            shaped, where = variants[key]
-            offered += [(target, context, shaped, p) for p in _located(target, where, shaped)]
+            shaped, where = variant(context, _form(target.section))
+            offered += [(target, context, shaped, p) for p in _located(target, where)]
     for index in range(len(offered)):
         target, context, shaped, pointer = offered[(pick + index) % len(offered)]
         breaker = target.at(_value_at(shaped, pointer))
@@ -359,18 +376,26 @@ def in_context(pack: Mapping[str, Any], target: Target, context: str | None) -> 
     return shaped
 
 
-def _located(target: Target, where: Mapping[str, list[str]], pack: Mapping[str, Any]) -> list[str]:
-    """The pointers of ``target``'s places in ``pack`` (``where``: its :func:`places`)."""
-    sections = [s for s in where if target.section == s or target.section.startswith(s + "/")]
-    if not sections:
-        return []
-    section = max(sections, key=len)  # the definition nearest the constraint
-    found = []
-    for pointer in where[section]:
-        located = Template("fuzz", "", pack, {section: pointer}).locate(target.section)
-        if located is not None:
-            found.append(located)
-    return found
+def _located(target: Target, where: Mapping[str, list[str]]) -> list[str]:
+    """The pointers of ``target``'s places in a pack whose :func:`places` are ``where``."""
+    definition = _definition(target.section, tuple(where))
+    suffix = None if definition is None else _suffix(definition, target.section)
+    return [] if suffix is None else [pointer + suffix for pointer in where[definition or ""]]
+
+
+@cache
+def _definition(section: str, definitions: tuple[str, ...]) -> str | None:
+    """Of ``definitions``, the one nearest the schema node ``section`` (``None``: none holds
+    it)."""
+    holding = [d for d in definitions if section == d or section.startswith(d + "/")]
+    return max(holding, key=len, default=None)
+
+
+@cache
+def _suffix(definition: str, section: str) -> str | None:
+    """The JSON pointer of the schema node ``section`` below an instance of ``definition``
+    (``None``: not a place a pack has, such as an ``items`` node)."""
+    return Template("fuzz", "", {}, {definition: ""}).locate(section)
 
 
 def _branch_steps(pack: Mapping[str, Any]) -> list[dict[str, Any]]:
