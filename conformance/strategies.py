@@ -42,6 +42,14 @@ from hypothesis import strategies as st
 
 from conformance._basics.contract import Requirement
 
+try:
+    from hypothesis.strategies._internal.lazy import unwrap_strategies as _unwrapped
+except ImportError:  # another Hypothesis: strategies are drawn as its functions return them
+
+    def _unwrapped(strategy: Any) -> Any:
+        return strategy
+
+
 _T = TypeVar("_T")
 
 __all__ = [
@@ -745,12 +753,14 @@ def scripts(
 
 
 # The raw draws do not depend on the pack, so they are built once: building a strategy costs
-# more than drawing from it.
+# more than drawing from it. They are built at once, not lazily as Hypothesis' functions return
+# them: ``.map`` on a lazy strategy gives another lazy one, which builds and validates the whole
+# strategy again at its first draw, once for every pack; on a built one, it only wraps it.
 
 
 @cache
 def _raw_step() -> st.SearchStrategy[tuple[str, bytes]]:
-    return st.tuples(st.sampled_from(_PICKS), st.binary(min_size=_BYTES, max_size=_BYTES))
+    return _built(st.tuples(st.sampled_from(_PICKS), st.binary(min_size=_BYTES, max_size=_BYTES)))
 
 
 @cache
@@ -761,7 +771,13 @@ def _raw_script(
     picks = st.tuples(*(st.text(_PICKS, max_size=size) for size in sizes)).map("".join)
     pool = st.binary(min_size=_BYTES, max_size=_BYTES) if runs else st.just(b"")
     start = st.sampled_from(_PICKS) if starts else st.just(_PICKS[0])
-    return st.tuples(picks, pool, start)
+    return _built(st.tuples(picks, pool, start))
+
+
+def _built(strategy: st.SearchStrategy[_T]) -> st.SearchStrategy[_T]:
+    """``strategy`` built and validated, drawing the same as it."""
+    strategy.validate()
+    return _unwrapped(strategy)  # type: ignore[no-any-return,no-untyped-call]
 
 
 def _starts(pack: dict[str, Any]) -> list[dict[str, Any] | None]:

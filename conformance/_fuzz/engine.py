@@ -226,20 +226,23 @@ def examples(
     starting = "state-agents" in (area, *others)
     mutated = strategies.near_valid_packs(areas=(area,), requirements=("MUST",))
     breakers = tuple(t for t in targets() if t.area == area)
+    # Built once, not at each draw: Hypothesis works out a new strategy's label and checks it
+    # before its first draw, which costs more than the draw.
+    kinds, picks, mixed = st.sampled_from(_KINDS), st.integers(0, _PICKS), st.integers(0, 3)
 
     @st.composite
     def draw(draw: st.DrawFn) -> Example:
-        kind = draw(st.sampled_from(_KINDS))
+        kind = draw(kinds)
         if kind == "mutation":
             near = draw(mutated)
             return Example(area, near.pack, near_valid=near)
         if kind == "breaker" and breakers:
             base = draw(_breaker_packs(area))
-            found = broken(base, breakers, draw(st.integers(0, _PICKS)))
+            found = broken(base, breakers, draw(picks))
             if found is not None:
                 return Example(area, found.pack, broken=found)
         # Each in three of four packs (shrinking to none).
-        uses = tuple(other for other in mixable if draw(st.integers(0, 3)) > 0)
+        uses = tuple(other for other in mixable if draw(mixed) > 0)
         pack = draw(_area_packs(area, frozenset(uses), vendor and area == "compositions"))
         steps = MAX_RUNS if area == "compositions" else MAX_STEPS
         # A start at a named state (the kit's adapter contract, which RFC 0011 runtimes have)
