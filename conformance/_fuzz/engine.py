@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -52,6 +52,7 @@ __all__ = [
     "BATCH",
     "DEFAULT_DATABASE",
     "FEATURES",
+    "KNOWN",
     "MAX_RUNS",
     "MAX_STEPS",
     "REPLAYS",
@@ -449,6 +450,7 @@ def fuzz(
     started = time.perf_counter()
     deadline = None if max_time is None else started + max_time
     keyed = None if database is None else _Namespaced(database, _prefix(areas))
+    expectations = _Expectations()
     rounds = 0
     while keep_going or not result.found:
         done = result.tally.examples
@@ -475,6 +477,7 @@ def fuzz(
             known={f.finding.signature() for f in result.found},
             shrinks=shrink,
             progress=progress,
+            expectations=expectations,
         )
         rounds += 1
         if found is not None:
@@ -488,6 +491,38 @@ def fuzz(
             break  # nothing ran: the deadline passed while drawing
     result.seconds = time.perf_counter() - started
     return result
+
+
+KNOWN = 512
+"""How many of the examples run last a run keeps the expectations of (see
+:class:`_Expectations`)."""
+
+
+class _Expectations:
+    """The expectations of the examples run last, each written as its case, by example.
+
+    Hypothesis runs most examples several times: as it explores, it copies part of a test
+    case into another and runs the copy, which holds the other examples of the first one
+    unchanged (the same seed runs each example about two and a half times on average). The
+    reference is deterministic, so what it requires of an example drawn again is what it
+    required before; the runtime still runs every example drawn, again or not.
+    """
+
+    def __init__(self, size: int = KNOWN) -> None:
+        self.size = size
+        self.known: OrderedDict[str, tuple[Expected, Case]] = OrderedDict()
+
+    def of(self, key: str, example: Example) -> tuple[Expected, Case]:
+        """What the RFCs require of ``example`` (whose :func:`_key` is ``key``), and its case."""
+        found = self.known.get(key)
+        if found is not None:
+            self.known.move_to_end(key)
+            return found
+        expected = expect(example)
+        found = self.known[key] = (expected, as_case(expected))
+        if len(self.known) > self.size:
+            self.known.popitem(last=False)
+        return found
 
 
 def _replayed(runner: Runner, finding: FuzzFinding) -> FuzzFinding:
@@ -512,8 +547,11 @@ def _round(
     known: set[tuple[str, str, str, str]],
     progress: Progress | None,
     shrinks: bool = True,
+    expectations: _Expectations | None = None,
 ) -> Found | None:
     """One Hypothesis run; the finding it shrank, if any."""
+    if expectations is None:
+        expectations = _Expectations()
     tally = result.tally
     passed: set[str] = set()
     """While shrinking, the examples that passed: Hypothesis tries many batches that differ
@@ -534,12 +572,12 @@ def _round(
                 or (deadline is not None and time.perf_counter() >= deadline)
             ):
                 break  # enough: let Hypothesis draw the rest of the round without running it
-            key = _key(example) if shrinking else ""
-            if key in passed:
+            key = _key(example)
+            if shrinking and key in passed:
                 continue
             start = time.perf_counter()
             try:
-                expected = expect(example)
+                expected, case = expectations.of(key, example)
             except BaseException:
                 if ahead is not None:
                     settle(*ahead)  # what would have been found before
@@ -548,9 +586,8 @@ def _round(
             if ahead is not None:
                 settle(*ahead)
             start = time.perf_counter()
-            case = as_case(expected)
             runner.prefetch(case)
-            ahead = (key, expected, case)
+            ahead = (key if shrinking else "", expected, case)
             result.running += time.perf_counter() - start
         if ahead is not None:
             settle(*ahead)
