@@ -745,11 +745,39 @@ def scripts(
             workflow when it fuzzes ``state-agents``). One character more says which start,
             shrinking to none (the entry).
     """
+    menu = _script_menu(pack, snapshots, undeclared_artifacts, turns, starts)
+    return _raw_script(max_steps, bool(menu.runs), bool(menu.starts)).map(menu.script)
+
+
+def _draw_script(
+    draw: st.DrawFn,
+    pack: dict[str, Any],
+    *,
+    max_steps: int = 12,
+    snapshots: bool = True,
+    undeclared_artifacts: bool = False,
+    turns: bool | None = None,
+    starts: bool | None = None,
+) -> list[dict[str, Any]]:
+    """``draw(scripts(pack, ...))``: the same choices, the same spans, the same script, without
+    a strategy built for the pack (Hypothesis works out and checks a new strategy's
+    properties before its first draw, which costs more than the draw)."""
+    menu = _script_menu(pack, snapshots, undeclared_artifacts, turns, starts)
+    return menu.script(draw(_raw_script_mapped(max_steps, bool(menu.runs), bool(menu.starts))))
+
+
+def _script_menu(
+    pack: dict[str, Any],
+    snapshots: bool,
+    undeclared_artifacts: bool,
+    turns: bool | None,
+    starts: bool | None,
+) -> _Menu:
     menu = _menu(pack, snapshots, undeclared_artifacts, turns)
     if starts is None:
         starts = isinstance(pack.get("agents"), dict)
     menu.starts = _starts(pack) if starts else []
-    return _raw_script(max_steps, bool(menu.runs), bool(menu.starts)).map(menu.script)
+    return menu
 
 
 # The raw draws do not depend on the pack, so they are built once: building a strategy costs
@@ -772,6 +800,21 @@ def _raw_script(
     pool = st.binary(min_size=_BYTES, max_size=_BYTES) if runs else st.just(b"")
     start = st.sampled_from(_PICKS) if starts else st.just(_PICKS[0])
     return _built(st.tuples(picks, pool, start))
+
+
+@cache
+def _raw_script_mapped(
+    max_steps: int, runs: bool, starts: bool
+) -> st.SearchStrategy[tuple[str, bytes, str]]:
+    # Mapped as scripts() maps the raw draws (by a function Hypothesis does not take for the
+    # identity), so that a draw makes the same spans, which Hypothesis' mutations and shrinking
+    # go by: the script is decoded from what it gives.
+    return _raw_script(max_steps, runs, starts).map(_as_drawn)
+
+
+def _as_drawn(raw: tuple[str, bytes, str]) -> tuple[str, bytes, str]:
+    picks, pool, start = raw
+    return picks, pool, start
 
 
 def _built(strategy: st.SearchStrategy[_T]) -> st.SearchStrategy[_T]:

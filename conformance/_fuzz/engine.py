@@ -250,14 +250,13 @@ def examples(
         # in every pack with a workflow when state-agents is fuzzed: every execution statement
         # holds from there too (SEMANTICS R16).
         starts = (starting and "workflow" in pack) or None
-        script = draw(
-            strategies.scripts(
-                pack,
-                max_steps=steps,
-                snapshots=False,
-                turns=area == "control" or None,
-                starts=starts,
-            )
+        script = strategies._draw_script(
+            draw,
+            pack,
+            max_steps=steps,
+            snapshots=False,
+            turns=area == "control" or None,
+            starts=starts,
         )
         return Example(area, pack, tuple(script), uses=uses)
 

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, find, given, seed, settings
 from hypothesis import strategies as st
 
 import reference
@@ -266,6 +266,36 @@ def test_scripts_start_at_named_states_in_packs_without_agents_when_asked() -> N
         settings=settings(database=None, max_examples=200),
     )
     assert found == [{"start": {"at_state": "start"}}]
+
+
+def _scripts_drawn(directly: bool) -> list[list[dict[str, Any]]]:
+    """The scripts one seed draws for packs with compositions and agents, through
+    :func:`strategies.scripts` or as the fuzzer draws them (``directly``)."""
+    found: list[list[dict[str, Any]]] = []
+
+    @seed(3)
+    @settings(
+        max_examples=60, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+    )
+    @given(st.data())
+    def draw(data: st.DataObject) -> None:
+        pack = data.draw(strategies.packs(compositions=True, state_agents=True))
+        if directly:
+            found.append(strategies._draw_script(data.draw, pack, max_steps=10, starts=True))
+        else:
+            found.append(data.draw(strategies.scripts(pack, max_steps=10, starts=True)))
+
+    draw()
+    return found
+
+
+def test_the_fuzzer_draws_scripts_as_scripts_does() -> None:
+    # The same choices and the same spans: Hypothesis's mutations go by the spans, so a
+    # difference there would draw other scripts after the first few examples.
+    scripts = _scripts_drawn(directly=False)
+    assert len(scripts) == 60
+    assert len({repr(s) for s in scripts}) > 10
+    assert _scripts_drawn(directly=True) == scripts
 
 
 def _extensions_on(pack: dict[str, Any], where: str) -> bool:
