@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -42,7 +43,7 @@ from conformance._catalog.cases import Case
 from conformance._fuzz.judge import FuzzFinding, Verdict, as_case, judge
 from conformance._fuzz.local_constants import no_local_constants
 from conformance._fuzz.oracle import Expected, expect_broken, expect_invalid, expect_run
-from conformance._fuzz.schema_breakers import Broken, broken, targets
+from conformance._fuzz.schema_breakers import Broken, Target, broken, targets
 from conformance._judging.runner import Runner
 from conformance._runtime.adapter import Adapter, Capabilities
 
@@ -239,7 +240,7 @@ def examples(
             return Example(area, near.pack, near_valid=near)
         if kind == "breaker" and breakers:
             base = draw(_breaker_packs(area))
-            found = broken(base, breakers, draw(picks))
+            found = _BROKEN.of(base, breakers, draw(picks))
             if found is not None:
                 return Example(area, found.pack, broken=found)
         # Each in three of four packs (shrinking to none).
@@ -261,6 +262,33 @@ def examples(
         return Example(area, pack, tuple(script), uses=uses)
 
     return draw()
+
+
+class _RecentlyBroken:
+    """:func:`broken` of the packs broken last, by pack and pick: Hypothesis draws most
+    examples several times (see :class:`_Expectations`), and each try of a breaker asks the
+    reference to validate the broken pack. Shared by the runs of a process, so locked."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.lock = threading.Lock()
+        self.known: OrderedDict[tuple[str, tuple[str, ...], int], Broken | None] = OrderedDict()
+
+    def of(self, pack: dict[str, Any], chosen: tuple[Target, ...], pick: int) -> Broken | None:
+        key = (json.dumps(pack), tuple(t.case for t in chosen), pick)
+        with self.lock:
+            if key in self.known:
+                self.known.move_to_end(key)
+                return self.known[key]
+        found = broken(pack, chosen, pick)
+        with self.lock:
+            self.known[key] = found
+            if len(self.known) > self.size:
+                self.known.popitem(last=False)
+        return found
+
+
+_BROKEN = _RecentlyBroken(256)
 
 
 def expect(example: Example) -> Expected:
