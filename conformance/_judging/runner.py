@@ -241,15 +241,14 @@ class Runner:
         return PartResult(part, "flaky", message, duration, checks)
 
     def _run_once(self, case: Case, part: str, scripted: Guard | None = None) -> PartResult:
-        planned = planned_checks(case, part)
         start = time.perf_counter()
         outcome: Outcome
+        at_state = False
         try:
             checks = self.guard.within(lambda: _judge_part(case, part, self.guard, scripted))
         except Unsupported as unsupported:
             outcome, message = "skipped", f"unsupported by the runtime: {unsupported.reason}"
-            if isinstance(unsupported, _NoStartAtState):
-                planned = _at_state_checks(planned)
+            at_state = isinstance(unsupported, _NoStartAtState)
         except AdapterGaveUp:
             raise  # the run cannot go on; the caller stops it and keeps what it has
         except AdapterFault as fault:
@@ -271,6 +270,11 @@ class Runner:
         else:
             return _ended(part, case.requirement, checks, time.perf_counter() - start)
         duration = time.perf_counter() - start
+        # The checks the part would have judged, worked out only for a part that judged none
+        # (most parts judge theirs: the fuzzer runs thousands a second).
+        planned = planned_checks(case, part)
+        if at_state:
+            planned = _at_state_checks(planned)
         return PartResult(
             part, outcome, message, duration, tuple(c.failed_as(message) for c in planned)
         )
