@@ -15,7 +15,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from conformance._basics.contract import Requirement
@@ -356,8 +356,9 @@ class Step(ABC):
     expect: Mapping[str, Any] | None = field(default=None, kw_only=True)
     pointer: str = field(default="", kw_only=True)
 
-    @property
+    @cached_property
     def expectation(self) -> Expectation:
+        # Parsed once: the runner reads it when it plans, runs and judges the step.
         return parse_expectation(self.expect)
 
     @property
