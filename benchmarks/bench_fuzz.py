@@ -3,8 +3,10 @@
 Run: python benchmarks/bench_fuzz.py [--examples N] [--repeat N] [--area A]...
 
 Each run fuzzes N examples (seed 1, the areas given, by default workflow, loops and
-compositions, no example database) and finds no divergence, so every example is generated, run
-on the reference (the oracle) and run on the runtime, with nothing shrunk:
+compositions, no example database) and finds no divergence, so every example is generated and
+run on the runtime, with nothing shrunk; the reference (the oracle) writes down what each
+distinct example requires once (Hypothesis draws most examples more than once, see
+docs/fuzzing.md):
 
 - in process, against ``MiniRuntime`` (``tests/conformance/mini_runtime.py``: sessions written
   apart from the reference, validation and compositions by the reference), or against the

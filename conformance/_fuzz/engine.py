@@ -520,7 +520,7 @@ def fuzz(
     return result
 
 
-KNOWN = 512
+KNOWN = 128
 """How many of the examples run last a run keeps the expectations of (see
 :class:`_Expectations`)."""
 
