@@ -21,14 +21,19 @@ busy machine slows them alike. Prints the
 median of each, the ratio to its target, the share of the time spent generating examples
 (Hypothesis drawing and decoding) versus running them (the reference and the runtime, judged by
 the runner), and the median over the rounds of the protocol's rate over the in-process
-reference's (target: at least 0.8 with ``run_script``).
+reference's (target: at least 0.8 with ``run_script``). Beside each rate, the examples per
+CPU second of this process (its threads included; through the protocol, the adapter process
+works besides): on a busy machine the wall-clock rates measure the machine's load as much as
+the fuzzer, the CPU rate much less so.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -46,10 +51,15 @@ SERVE = (sys.executable, "-m", "conformance", "serve")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "conformance"))
 from mini_runtime import MiniRuntime  # noqa: E402
 
+_CPU: dict[int, float] = {}
+"""CPU seconds of this process (all its threads) per run, by the run's result."""
+
 
 def _run(adapter: Adapter, examples: int, areas: tuple[str, ...]) -> FuzzResult:
     # With the part time limit `ppconf fuzz` gives (a worker thread per part in process).
+    cpu = time.process_time()
     result = fuzz(adapter, areas=areas, examples_wanted=examples, seed=1, timeout=DEFAULT_TIMEOUT)
+    _CPU[id(result)] = time.process_time() - cpu
     assert result.finding is None, result.finding
     assert result.tally.examples == examples, result.tally.examples
     return result
@@ -68,10 +78,12 @@ def _report(label: str, runs: list[FuzzResult], examples: int, target: int) -> N
     seconds = statistics.median(r.seconds for r in runs)
     running = statistics.median(r.running / r.seconds for r in runs)
     rate = examples / seconds
+    cpu = examples / statistics.median(_CPU[id(r)] for r in runs)
     print(
         f"{label:24} {rate:7,.0f} examples/s (median of {len(runs)}, {seconds:.2f} s for "
         f"{examples}; target >= {target}, ratio {rate / target:.2f}); "
-        f"{1 - running:.0%} generating, {running:.0%} running"
+        f"{1 - running:.0%} generating, {running:.0%} running; {cpu:,.0f} per CPU second of "
+        "this process"
     )
 
 
@@ -94,6 +106,7 @@ def main() -> None:
     mini = set(areas) <= set(BASE_AREAS)
     runtime = MiniRuntime if mini else ReferenceAdapter
     print(f"areas: {', '.join(areas)}; in process against {runtime.__name__} and the reference")
+    load = os.getloadavg()[0]
     fuzz(runtime(), areas=areas, examples_wanted=50, seed=2)  # warm-up: imports, caches
     runs: dict[str, Callable[[], FuzzResult]] = {
         f"in process ({runtime.__name__}):": lambda: _run(runtime(), args.examples, areas),
@@ -113,7 +126,8 @@ def main() -> None:
     ratio = _ratio("protocol (run_script)", results[labels[2]], results[labels[1]])
     print(f" (target >= {RATIO_TARGET:g}, ratio {ratio / RATIO_TARGET:.2f})")
     _ratio("protocol (per step)", results[labels[3]], results[labels[1]])
-    print()
+    after = os.getloadavg()[0]
+    print(f"\nload average {load:.2f} before, {after:.2f} after ({os.cpu_count()} CPUs)")
 
 
 if __name__ == "__main__":
