@@ -24,7 +24,7 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -67,7 +67,10 @@ __all__ = [
     "default_areas",
     "examples",
     "expect",
+    "expect_all",
     "fuzz",
+    "other_breakers",
+    "other_starts",
     "vendor_claimed",
 ]
 
@@ -115,6 +118,12 @@ class Example:
     near_valid: strategies.NearValid | None = None
     uses: tuple[str, ...] = ()
     broken: Broken | None = None
+    breakers: tuple[Broken, ...] = ()
+    """The pack ``broken`` was drawn from with each other breaker of the same constraint (see
+    :func:`other_breakers`)."""
+    starts: tuple[dict[str, Any] | None, ...] = ()
+    """The other starts the script runs from, besides its own (``None``: the entry), derived
+    from the pack, not drawn (see :func:`other_starts`)."""
 
 
 _OWN: dict[str, dict[str, bool]] = {
@@ -240,9 +249,16 @@ def examples(
             return Example(area, near.pack, near_valid=near)
         if kind == "breaker" and breakers:
             base = draw(_breaker_packs(area))
-            found = _BROKEN.of(base, breakers, draw(picks))
+            # Each breaker as likely as another, whatever the places it has in the pack (a
+            # state's artifacts would otherwise take most draws), and then the place, from one
+            # draw (another draw would change every later example of a seed); then its
+            # constraint's other breakers at the same place (see other_breakers).
+            pick = draw(picks)
+            target, place = breakers[pick % len(breakers)], pick // len(breakers)
+            found = _BROKEN.of(base, (target,), place) or _BROKEN.of(base, breakers, pick)
             if found is not None:
-                return Example(area, found.pack, broken=found)
+                siblings = other_breakers(base, found, breakers, place)
+                return Example(area, found.pack, broken=found, breakers=siblings)
         # Each in three of four packs (shrinking to none).
         uses = tuple(other for other in mixable if draw(mixed) > 0)
         pack = draw(_area_packs(area, frozenset(uses), vendor and area == "compositions"))
@@ -259,7 +275,8 @@ def examples(
             turns=area == "control" or None,
             starts=starts,
         )
-        return Example(area, pack, tuple(script), uses=uses)
+        also = other_starts(pack, script) if starts else ()
+        return Example(area, pack, tuple(script), uses=uses, starts=also)
 
     return draw()
 
@@ -291,6 +308,58 @@ class _RecentlyBroken:
 _BROKEN = _RecentlyBroken(256)
 
 
+def other_breakers(
+    base: Mapping[str, Any], found: Broken, chosen: Sequence[Target], pick: int
+) -> tuple[Broken, ...]:
+    """``base`` with each breaker of ``chosen`` of the constraint ``found`` breaks, other than
+    ``found``'s, each at the same place (the ``pick``-th the constraint offers).
+
+    A runtime may read a value wrongly in one of the standard ways only (a boolean taken for an
+    integer, not a string): with each breaker of the drawn constraint judged, one drawn pack
+    checks every way of breaking that constraint (SEMANTICS R16), instead of each breaker being
+    one draw among the hundreds of targets. Derived, not drawn: they shrink with the pack.
+    """
+    siblings = [
+        target
+        for target in chosen
+        if target.constraint == found.target.constraint and target != found.target
+    ]
+    return tuple(b for t in siblings if (b := _BROKEN.of(dict(base), (t,), pick)) is not None)
+
+
+def other_starts(
+    pack: Mapping[str, Any], script: Sequence[Mapping[str, Any]]
+) -> tuple[dict[str, Any] | None, ...]:
+    """The starts a script runs from besides the one it begins with: the entry (``None``), a
+    named state (the first state after the entry in the pack's order, the entry itself in a
+    pack of one state) and the first agents member backed by a state of the workflow, in that
+    order (one member: each start costs a run of the script, and which member starts matters
+    less than that one does; the drawn start tries the others).
+
+    Each start is a context every execution statement holds in (SEMANTICS R16): run from each,
+    one drawn pack and script checks every start, instead of each start being one draw among
+    the others. Derived, not drawn, so Hypothesis shrinks the pack and the script alone. None
+    for a script of composition runs only, which no start changes.
+    """
+    workflow = pack.get("workflow")
+    if not isinstance(workflow, Mapping) or all("run_composition" in s for s in script):
+        return ()
+    states = list(workflow.get("states") or {})
+    entry = workflow.get("entry")
+    named = next((s for s in states if s != entry), entry)
+    found: list[dict[str, Any] | None] = [None, {"at_state": named}]
+    agents = pack.get("agents")
+    members = agents.get("members") if isinstance(agents, Mapping) else None
+    backed = (m for m, b in sorted((members or {}).items()) if _backed(b, states))
+    found += [{"agent": member} for member in list(backed)[:1]]
+    own = script[0].get("start") if script and "start" in script[0] else None
+    return tuple(start for start in found if start != own)
+
+
+def _backed(member: Any, states: Sequence[str]) -> bool:
+    return isinstance(member, Mapping) and member.get("state") in states
+
+
 def expect(example: Example) -> Expected:
     """What the RFCs require of a runtime on ``example`` (the reference as oracle)."""
     if example.near_valid is not None:
@@ -298,6 +367,28 @@ def expect(example: Example) -> Expected:
     if example.broken is not None:
         return expect_broken(example.area, example.broken)
     return expect_run(example.area, example.pack, list(example.script), example.uses)
+
+
+def expect_all(example: Example) -> list[Expected]:
+    """What the RFCs require of a runtime on ``example``, from its own start and then from each
+    of its other starts (:attr:`Example.starts`), or with its breaker and then each other
+    breaker of that constraint (:attr:`Example.breakers`). A start that comes to the same as one
+    before it (a start the oracle leaves out begins at the entry) is not repeated."""
+    first = expect(example)
+    found = [first]
+    found += [expect_broken(example.area, other) for other in example.breakers]
+    if not example.starts:
+        return found
+    body = [s for s in example.script if "start" not in s]
+    seen = {json.dumps(first.start, sort_keys=True)}
+    for start in example.starts:
+        script = body if start is None else [{"start": dict(start)}, *body]
+        expected = expect_run(example.area, example.pack, script, example.uses)
+        key = json.dumps(expected.start, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            found.append(expected)
+    return found
 
 
 # -- the run ----------------------------------------------------------------------------------
@@ -314,6 +405,8 @@ class Tally:
     exercised: Counter[str] = field(default_factory=Counter)
     unsupported: int = 0
     unsupported_reason: str = ""
+    _skipped: bool = field(default=False, repr=False)
+    """Whether the example counted last is counted in ``unsupported`` already."""
 
     def add(self, expected: Expected, verdict: Verdict) -> None:
         self.examples += 1
@@ -324,8 +417,19 @@ class Tally:
         if expected.valid:
             self.steps[len(expected.steps)] += 1
         self.exercised.update(expected.exercised)
-        if verdict.unsupported:
+        self._skipped = False
+        self._unsupported(verdict)
+
+    def add_start(self, expected: Expected, verdict: Verdict) -> None:
+        """The run of an example already counted from another of its starts."""
+        self.exercised["runs from another start"] += 1
+        self.exercised.update(expected.exercised)
+        self._unsupported(verdict)
+
+    def _unsupported(self, verdict: Verdict) -> None:
+        if verdict.unsupported and not self._skipped:
             self.unsupported += 1
+            self._skipped = True
             self.unsupported_reason = self.unsupported_reason or verdict.unsupported
 
 
@@ -383,6 +487,18 @@ class FuzzResult:
 
 Progress = Callable[[int, int, bool], None]
 """Called after each example: examples run, findings kept, whether a finding is being shrunk."""
+
+
+@dataclass(frozen=True)
+class _Ahead:
+    """One start of an example, sent to the adapter and judged next: ``key`` (while shrinking,
+    on the example's last start) marks the example passed once it is; ``first``: the example's
+    own start, which the tally counts as the example."""
+
+    key: str
+    expected: Expected
+    case: Case
+    first: bool
 
 
 class _Found(Exception):
@@ -537,16 +653,23 @@ class _Expectations:
 
     def __init__(self, size: int = KNOWN) -> None:
         self.size = size
-        self.known: OrderedDict[str, tuple[Expected, Case]] = OrderedDict()
+        self.known: OrderedDict[str, list[tuple[Expected, Case]]] = OrderedDict()
 
-    def of(self, key: str, example: Example) -> tuple[Expected, Case]:
-        """What the RFCs require of ``example`` (whose :func:`_key` is ``key``), and its case."""
+    def of(self, key: str, example: Example) -> list[tuple[Expected, Case]]:
+        """What the RFCs require of ``example`` (whose :func:`_key` is ``key``) from each of its
+        starts or with each of its breakers (:func:`expect_all`), and their cases."""
         found = self.known.get(key)
         if found is not None:
             self.known.move_to_end(key)
             return found
-        expected = expect(example)
-        found = self.known[key] = (expected, as_case(expected))
+        found = []
+        for expected in expect_all(example):
+            case = as_case(expected)
+            if found and expected.pack is example.pack:
+                # The same pack from another start: its load and validity are judged.
+                case = replace(case, load=None, validation=None)
+            found.append((expected, case))
+        self.known[key] = found
         if len(self.known) > self.size:
             self.known.popitem(last=False)
         return found
@@ -594,8 +717,9 @@ def _round(
         for example in batch:
             shrinking = shrink["found_after"] > 0
             STOP.raise_if_requested()  # a stop signal: between two examples
+            pending = ahead is not None and ahead.first
             if not shrinking and (
-                (wanted is not None and tally.examples + (ahead is not None) >= wanted)
+                (wanted is not None and tally.examples + pending >= wanted)
                 or (deadline is not None and time.perf_counter() >= deadline)
             ):
                 break  # enough: let Hypothesis draw the rest of the round without running it
@@ -604,30 +728,35 @@ def _round(
                 continue
             start = time.perf_counter()
             try:
-                expected, case = expectations.of(key, example)
+                found = expectations.of(key, example)
             except BaseException:
                 if ahead is not None:
-                    settle(*ahead)  # what would have been found before
+                    settle(ahead)  # what would have been found before
                 raise
             result.running += time.perf_counter() - start
-            if ahead is not None:
-                settle(*ahead)
-            start = time.perf_counter()
-            runner.prefetch(case)
-            ahead = (key if shrinking else "", expected, case)
-            result.running += time.perf_counter() - start
+            for index, (expected, case) in enumerate(found):
+                if ahead is not None:
+                    settle(ahead)
+                start = time.perf_counter()
+                runner.prefetch(case)
+                last = shrinking and index == len(found) - 1
+                ahead = _Ahead(key if last else "", expected, case, first=index == 0)
+                result.running += time.perf_counter() - start
         if ahead is not None:
-            settle(*ahead)
+            settle(ahead)
 
-    def settle(key: str, expected: Expected, case: Case) -> None:
+    def settle(ahead: _Ahead) -> None:
         shrinking = shrink["found_after"] > 0
         start = time.perf_counter()
-        verdict = judge(runner, expected, case)
+        expected = ahead.expected
+        verdict = judge(runner, expected, ahead.case)
         result.running += time.perf_counter() - start
         if shrinking:
-            shrink["runs"] += 1
-        else:
+            shrink["runs"] += ahead.first
+        elif ahead.first:
             tally.add(expected, verdict)
+        else:
+            tally.add_start(expected, verdict)
         finding = verdict.finding
         if finding is not None and finding.signature() in known:
             finding = None  # found and kept already (--keep-going)
@@ -639,8 +768,8 @@ def _round(
             if finding.hung:
                 raise _Hung(finding)
             raise _Found(finding)
-        if key:
-            passed.add(key)
+        if ahead.key:
+            passed.add(ahead.key)
 
     # @seed also turns the example database off; settings applied after it turn it back on,
     # so a seeded run still tries the failures saved before first.
