@@ -550,7 +550,9 @@ def _decode_agents(pack: dict[str, Any], names: Sequence[str], data: _Bytes) -> 
 
 _STEP_IDS = tuple("abcdefghijklmnopqrstuvwxyz")
 _BLOCK_COUNTS = (1, 1, 2, 2, 3)
-_BLOCKS = ("leaf", "leaf", "parallel", "branch")
+_BLOCKS = ("leaf", "leaf", "parallel", "parallel", "branch")
+"""A step in sequence or in a parallel block is a context a runtime may handle apart (R16):
+the blocks draw about as many leaves of each."""
 _ATTEMPTS = (1, 1, 2, 3)
 _LEAF_KINDS = ("prompt", "tool", "agent")
 """An agent step stands only where what it did can be told (a top-level step or a parallel
@@ -886,9 +888,10 @@ class _Menu:
             # Without retry a step gets exactly one response: how many attempts a step makes
             # by default is left to runtimes, so a second response could be taken or not.
             ok: dict[str, Any] = {"output": _copy(output)}
-            if kind == "prompt" and asks and waits and attempts == 1 and fails == 0:
+            if kind == "prompt" and asks and waits and fails == 0:
                 # A model answer asking for a tool call, which a prompt step never runs (RFC
-                # 0010): the call would take the answer a tool step of the run waits for.
+                # 0010): the call would take the answer a tool step of the run waits for. With
+                # retry too: its one answer is all a retry of a step failed on it would find.
                 ok["tool_calls"] = [{"tool": TOOLS[0], "args": {"q": k}}]
             key = step_id
             if kind == "tool" and attempts == 1 and not by_tool:
