@@ -713,7 +713,7 @@ def _round(
         # Each example's calls go to the adapter before the next example's oracle runs, and
         # are judged after it: a runtime behind the protocol works meanwhile (see
         # Runner.prefetch). Examples are still judged one by one, in order.
-        ahead: tuple[str, Expected, Case] | None = None
+        ahead: _Ahead | None = None
         for example in batch:
             shrinking = shrink["found_after"] > 0
             STOP.raise_if_requested()  # a stop signal: between two examples

@@ -13,7 +13,7 @@ from fuzz_packs import pack as small_pack
 from fuzz_packs import state
 
 from conformance import ReferenceAdapter
-from conformance._fuzz.engine import Example, expectations, fuzz, other_breakers
+from conformance._fuzz.engine import Example, expect_all, fuzz, other_breakers
 from conformance._fuzz.judge import judge
 from conformance._fuzz.schema_breakers import broken, targets
 from conformance._judging.runner import Runner
@@ -55,7 +55,7 @@ def test_each_breaker_is_judged_and_a_validator_taking_booleans_for_integers_fai
     example = Example(
         "loops", found.pack, broken=found, breakers=other_breakers(pack(), found, chosen, 0)
     )
-    every = expectations(example)
+    every = expect_all(example)
     assert len(every) == 4
     assert not any(e.valid for e in every)
     # The drawn breaker (null) does not show it; the boolean one does.

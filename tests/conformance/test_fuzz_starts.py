@@ -16,7 +16,7 @@ import breaking
 from fuzz_packs import pack, state
 
 from conformance import ReferenceAdapter, Runner, load_catalog
-from conformance._fuzz.engine import Example, expectations, fuzz, other_starts
+from conformance._fuzz.engine import Example, expect_all, fuzz, other_starts
 from conformance._fuzz.report import export
 
 
@@ -69,7 +69,7 @@ def test_each_start_is_expected_once_and_in_order() -> None:
     script = ({"start": {"at_state": "nowhere"}}, {"event": "Go"}, {"event": "Go"})
     document = agents_pack()
     example = Example("state-agents", document, script, starts=other_starts(document, script))
-    found = expectations(example)
+    found = expect_all(example)
     assert [e.start for e in found] == [None, {"at_state": "work"}, {"agent": "late"}]
     # Each from its own start: two moves from work end at work, from start at start.
     assert [e.final["state"] for e in found if e.final] == ["start", "work", "start"]
