@@ -31,6 +31,7 @@ from conformance._catalog.constraints import area_of, constraint_name, constrain
 from conformance._catalog.generation import FOLDER, Template
 from conformance._catalog.statements import FOLDER as STATEMENTS
 from conformance._catalog.statements import Statement
+from conformance._runtime.adapter import copy_json
 
 __all__ = [
     "CONTEXTS",
@@ -327,7 +328,7 @@ def broken(pack: Mapping[str, Any], chosen: Sequence[Target], pick: int) -> Brok
         context: str | None, form: str | None
     ) -> tuple[dict[str, Any], dict[str, list[str]]]:
         if context not in wrapped:
-            shaped = dict(pack) if context is None else _copy(pack)
+            shaped = dict(pack) if context is None else copy_json(pack)
             if context is not None:
                 _wrap_predicates(shaped, context)
             wrapped[context] = (shaped, places(shaped))
@@ -335,7 +336,7 @@ def broken(pack: Mapping[str, Any], chosen: Sequence[Target], pick: int) -> Brok
         if form is None or form in where:
             return shaped, where
         if (context, form) not in added:
-            extra = _copy(shaped)
+            extra = copy_json(shaped)
             _add_branch(extra, form, context)
             added[context, form] = (extra, places(extra))
         return added[context, form]
@@ -368,7 +369,7 @@ def in_context(pack: Mapping[str, Any], target: Target, context: str | None) -> 
     form = _form(target.section)
     if context is None and form is None:
         return dict(pack)
-    shaped: dict[str, Any] = _copy(pack)
+    shaped: dict[str, Any] = copy_json(pack)
     if context is not None:
         _wrap_predicates(shaped, context)
     if form is not None and form not in places(shaped):
@@ -436,7 +437,7 @@ def _add_branch(pack: dict[str, Any], form: str, context: str | None) -> bool:
     for _, composition in sorted(compositions.items()):
         steps = composition.get("steps") if isinstance(composition, dict) else None
         if isinstance(steps, list) and steps and isinstance(steps[0], dict):
-            predicate: Any = _copy(_PREDICATE_FORMS[form])
+            predicate: Any = copy_json(_PREDICATE_FORMS[form])
             if context is not None:
                 predicate = _wrap(predicate, context)
             then = steps[0].get("id")
@@ -445,14 +446,6 @@ def _add_branch(pack: dict[str, Any], form: str, context: str | None) -> bool:
             )
             return True
     return False
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
 
 
 def _value_at(pack: Any, pointer: str) -> Any:
