@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
@@ -281,28 +281,44 @@ def examples(
     return draw()
 
 
-class _RecentlyBroken:
-    """:func:`broken` of the packs broken last, by pack and pick: Hypothesis draws most
-    examples several times (see :class:`_Expectations`), and each try of a breaker asks the
-    reference to validate the broken pack. Shared by the runs of a process, so locked."""
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+class _Recent(Generic[_K, _V]):
+    """The values made last, by key, the oldest forgotten past ``size``: Hypothesis runs most
+    examples several times (see :class:`_Expectations`), and what the reference makes of one
+    is the same each time. Locked: one is shared by the runs of a process."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.lock = threading.Lock()
-        self.known: OrderedDict[tuple[str, tuple[str, ...], int], Broken | None] = OrderedDict()
+        self.known: OrderedDict[_K, _V] = OrderedDict()
 
-    def of(self, pack: dict[str, Any], chosen: tuple[Target, ...], pick: int) -> Broken | None:
-        key = (json.dumps(pack), tuple(t.case for t in chosen), pick)
+    def of(self, key: _K, make: Callable[[], _V]) -> _V:
+        """The value kept for ``key``, else ``make()`` kept."""
         with self.lock:
             if key in self.known:
                 self.known.move_to_end(key)
                 return self.known[key]
-        found = broken(pack, chosen, pick)
+        made = make()
         with self.lock:
-            self.known[key] = found
+            self.known[key] = made
             if len(self.known) > self.size:
                 self.known.popitem(last=False)
-        return found
+        return made
+
+
+class _RecentlyBroken:
+    """:func:`broken` of the packs broken last, by pack and pick: each try of a breaker asks
+    the reference to validate the broken pack."""
+
+    def __init__(self, size: int) -> None:
+        self.recent: _Recent[tuple[str, tuple[str, ...], int], Broken | None] = _Recent(size)
+
+    def of(self, pack: dict[str, Any], chosen: tuple[Target, ...], pick: int) -> Broken | None:
+        key = (json.dumps(pack), tuple(t.case for t in chosen), pick)
+        return self.recent.of(key, lambda: broken(pack, chosen, pick))
 
 
 _BROKEN = _RecentlyBroken(256)
@@ -652,27 +668,23 @@ class _Expectations:
     """
 
     def __init__(self, size: int = KNOWN) -> None:
-        self.size = size
-        self.known: OrderedDict[str, list[tuple[Expected, Case]]] = OrderedDict()
+        self.recent: _Recent[str, list[tuple[Expected, Case]]] = _Recent(size)
 
     def of(self, key: str, example: Example) -> list[tuple[Expected, Case]]:
         """What the RFCs require of ``example`` (whose :func:`_key` is ``key``) from each of its
         starts or with each of its breakers (:func:`expect_all`), and their cases."""
-        found = self.known.get(key)
-        if found is not None:
-            self.known.move_to_end(key)
-            return found
-        found = []
-        for expected in expect_all(example):
-            case = as_case(expected)
-            if found and expected.pack is example.pack:
-                # The same pack from another start: its load and validity are judged.
-                case = replace(case, load=None, validation=None)
-            found.append((expected, case))
-        self.known[key] = found
-        if len(self.known) > self.size:
-            self.known.popitem(last=False)
-        return found
+        return self.recent.of(key, lambda: _cases(example))
+
+
+def _cases(example: Example) -> list[tuple[Expected, Case]]:
+    found: list[tuple[Expected, Case]] = []
+    for expected in expect_all(example):
+        case = as_case(expected)
+        if found and expected.pack is example.pack:
+            # The same pack from another start: its load and validity are judged.
+            case = replace(case, load=None, validation=None)
+        found.append((expected, case))
+    return found
 
 
 def _replayed(runner: Runner, finding: FuzzFinding) -> FuzzFinding:
