@@ -481,10 +481,11 @@ class _PartsItem(pytest.Item):
         super().__init__(**kwargs)
         self.records: list[PartRecord] = []  # made by runtest, until its report takes them
 
-    def _mark(self, case: Case) -> None:
+    def _mark(self, case: Case, *, area_only: bool = False) -> None:
         self.add_marker(f"ppconf_{case.area.replace('-', '_')}")
-        self.add_marker(f"ppconf_level_{case.level}")
-        self.add_marker(f"ppconf_{case.requirement.lower()}")
+        if not area_only:
+            self.add_marker(f"ppconf_level_{case.level}")
+            self.add_marker(f"ppconf_{case.requirement.lower()}")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CaseFailure):
@@ -536,11 +537,8 @@ class GroupItem(_PartsItem):
         super().__init__(**kwargs)
         self.parts = tuple(parts)
         self.whole = whole
-        case = self.parts[0][0]
-        if whole == "case":
-            self._mark(case)
-        else:  # an area's cases differ in level and requirement
-            self.add_marker(f"ppconf_{case.area.replace('-', '_')}")
+        # An area's cases differ in level and requirement: its item has the area's marker only.
+        self._mark(self.parts[0][0], area_only=whole == "area")
 
     def runtest(self) -> None:
         state = self.config.stash[_STATE]
