@@ -996,9 +996,7 @@ def _output(
     holds what a prompt step without ``output_schema`` gave that is not text: a runtime may
     hand on the model's text as it is (R13), or what the kit's test extensions gave (their
     definition is the kit's, MAY)."""
-    if _vendor(step["kind"]) or _vendor(step.get("reduce", {}).get("strategy")):
-        return None
-    if any(_vendor(member.get("kind")) for member in step.get("branches") or []):
+    if _vendor_parts({"steps": [step]}):
         return None
     if step["kind"] != "parallel":
         if _unparsed(step, trace.get("output")):
